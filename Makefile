@@ -1,0 +1,46 @@
+# gup-lab: see README.md.  Every target builds what it needs and nothing
+# more; kernels, the root image and modules are cached outside the clone
+# (GUP_LAB_CACHE, default /var/cache/gup-lab).
+
+FLAVOURS := $(shell awk '!/^\#/ && NF { print $$1 }' patches/flavours)
+FLAVOUR ?= stock
+
+.PHONY: all deps kernels rootfs modules gupctl shell boot matrix repro check lint clean
+
+all: kernels rootfs modules gupctl
+
+deps:
+	@qemu/install-host-deps.sh
+
+kernels: deps
+	@for f in $(FLAVOURS); do patches/build-flavour.sh $$f >/dev/null || exit 1; done
+
+rootfs: deps
+	@rootfs/build-rootfs.sh >/dev/null
+
+modules: kernels
+	@for f in $(FLAVOURS) headers; do module/build.sh $$f || exit 1; done
+
+gupctl: deps
+	@$(MAKE) -s -C userspace
+
+# An interactive root shell: module loaded, gupctl on PATH, scratch ext4
+# at /mnt/ext4 with file.img ready.  Ctrl-A X leaves QEMU.
+shell: all
+	@qemu/shell.sh $(FLAVOUR)
+
+# Boot every flavour once and report each verdict.
+boot: all
+	@qemu/boot-all.sh
+
+matrix: all
+	@tests/matrix.sh
+
+repro: all
+	@tests/repro.sh
+
+check: deps
+	@tests/run.sh
+
+clean:
+	@$(MAKE) -s -C userspace clean

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * gup_pin_test: userspace ABI of /dev/gup_test, the gup-lab test driver.
+ *
+ * This header is the single source of truth shared by the module
+ * (module/gup_pin_test.c) and the CLI (userspace/gupctl).  Any change to a
+ * structure or a number below must bump GUP_PIN_TEST_ABI_VERSION.
+ */
+#ifndef _UAPI_GUP_PIN_TEST_H
+#define _UAPI_GUP_PIN_TEST_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define GUP_PIN_TEST_ABI_VERSION	1
+#define GUP_PIN_TEST_DEVICE		"/dev/gup_test"
+#define GUP_PIN_TEST_DEBUGFS		"/sys/kernel/debug/gup_pin_test"
+
+/* Which kernel entry point takes the pages. */
+enum gup_pin_method {
+	GUP_PIN_METHOD_PIN		= 0,	/* pin_user_pages()      */
+	GUP_PIN_METHOD_PIN_FAST		= 1,	/* pin_user_pages_fast() */
+	GUP_PIN_METHOD_GET		= 2,	/* get_user_pages()      */
+	GUP_PIN_METHOD_GET_FAST		= 3,	/* get_user_pages_fast() */
+	GUP_PIN_METHOD_COUNT
+};
+
+/*
+ * Request flags.  The module maps them onto FOLL_* itself: FOLL_* are not
+ * uapi and their values change between kernels.
+ */
+#define GUP_PIN_FLAG_WRITE		(1U << 0)	/* FOLL_WRITE    */
+#define GUP_PIN_FLAG_LONGTERM		(1U << 1)	/* FOLL_LONGTERM */
+#define GUP_PIN_FLAG_FORCE		(1U << 2)	/* FOLL_FORCE, slow-path methods only */
+#define GUP_PIN_FLAGS_ALL		(GUP_PIN_FLAG_WRITE | \
+					 GUP_PIN_FLAG_LONGTERM | \
+					 GUP_PIN_FLAG_FORCE)
+
+/* GUP_PIN_IOC_VERSION: what this module speaks and enforces. */
+struct gup_pin_version {
+	__u32 abi_version;		/* out: GUP_PIN_TEST_ABI_VERSION */
+	__u32 page_size;		/* out: PAGE_SIZE */
+	__u32 max_pages_per_pin;	/* out: module parameter */
+	__u32 max_pages_total;		/* out: module parameter */
+};
+
+/*
+ * GUP_PIN_IOC_PIN: take the pages of [addr, addr + len) with one call of
+ * @method.  addr and len must be page aligned, len > 0.
+ *
+ * A negative return of the GUP call is returned by the ioctl unchanged
+ * (errno) and nothing is kept.  Otherwise the ioctl succeeds: @nr_pinned
+ * pages (possibly fewer than @nr_requested: a partial pin, reported as is)
+ * are held under the new @id until GUP_PIN_IOC_UNPIN or close().  A call
+ * that took no page at all sets @id to 0 and keeps nothing.
+ */
+struct gup_pin_req {
+	__u64 addr;			/* in  */
+	__u64 len;			/* in: bytes */
+	__u32 method;			/* in: enum gup_pin_method */
+	__u32 flags;			/* in: GUP_PIN_FLAG_* */
+	__u32 id;			/* out: pin id, 0 if nothing pinned */
+	__u32 nr_requested;		/* out: len / page_size */
+	__u32 nr_pinned;		/* out: pages the GUP call returned */
+	__u32 reserved;			/* must be 0 */
+};
+
+/*
+ * GUP_PIN_IOC_WRITE / GUP_PIN_IOC_READ: copy @len bytes between the user
+ * buffer @buf and the pinned pages of pin @id, starting @offset bytes into
+ * the pinned range, through the kernel's own mapping of each page
+ * (kmap_local_page()): the "GUP caller writes via the direct mapping" of
+ * the series.  The range must lie within the pages actually pinned.
+ */
+struct gup_pin_io {
+	__u32 id;			/* in */
+	__u32 reserved;			/* must be 0 */
+	__u64 offset;			/* in: bytes from the start of the pin */
+	__u64 len;			/* in: bytes */
+	__u64 buf;			/* in: user pointer */
+};
+
+/* GUP_PIN_IOC_UNPIN: release pin @id. */
+#define GUP_UNPIN_DIRTY			(1U << 0)	/* unpin_user_pages_dirty_lock() / set_page_dirty_lock() */
+struct gup_pin_unpin {
+	__u32 id;			/* in */
+	__u32 flags;			/* in: GUP_UNPIN_* */
+};
+
+/* What backs a page (enum, one value per page). */
+enum gup_page_kind {
+	GUP_PAGE_ANON		= 0,	/* anonymous (incl. swap cache) */
+	GUP_PAGE_SHMEM		= 1,	/* shmem / tmpfs / memfd */
+	GUP_PAGE_HUGETLB	= 2,	/* hugetlbfs */
+	GUP_PAGE_FILE		= 3,	/* other file backed (page cache) */
+	GUP_PAGE_OTHER		= 4,	/* none of the above (e.g. zero page) */
+};
+
+/* Page state bits, sampled under no lock: a snapshot, not a guarantee. */
+#define GUP_PAGE_DIRTY			(1U << 0)	/* PG_dirty */
+#define GUP_PAGE_WRITEBACK		(1U << 1)	/* PG_writeback */
+#define GUP_PAGE_HAS_BUFFERS		(1U << 2)	/* folio_test_private() */
+#define GUP_PAGE_MAYBE_DMA_PINNED	(1U << 3)	/* folio_maybe_dma_pinned() */
+#define GUP_PAGE_UPTODATE		(1U << 4)	/* PG_uptodate */
+#define GUP_PAGE_LRU			(1U << 5)	/* PG_lru */
+
+struct gup_page_state {
+	__u64 index;			/* page index in its file (or anon index) */
+	__u32 kind;			/* enum gup_page_kind */
+	__u32 state;			/* GUP_PAGE_* bits */
+	__s32 mapcount;			/* page_mapcount() */
+	__s32 refcount;			/* page_ref_count() */
+	char fs_name[16];		/* backing fs type name, "" if none */
+};
+
+/*
+ * GUP_PIN_IOC_STATE: fill up to @count entries of @pages with the state of
+ * pages [@first, @first + @count) of pin @id; @count is updated to the
+ * number of entries written.
+ */
+struct gup_pin_state_req {
+	__u32 id;			/* in */
+	__u32 first;			/* in: first page within the pin */
+	__u32 count;			/* in: entries at @pages; out: written */
+	__u32 reserved;			/* must be 0 */
+	__u64 pages;			/* in: user pointer to gup_page_state[] */
+};
+
+/*
+ * A driver-specific type (0xB8 is unassigned in ioctl-number.rst) and
+ * numbers well clear of the VFS's own ioctls, which are answered before
+ * the driver sees them.
+ */
+#define GUP_PIN_IOC_TYPE		0xB8
+#define GUP_PIN_IOC_VERSION	_IOR(GUP_PIN_IOC_TYPE, 0x40, struct gup_pin_version)
+#define GUP_PIN_IOC_PIN		_IOWR(GUP_PIN_IOC_TYPE, 0x41, struct gup_pin_req)
+#define GUP_PIN_IOC_WRITE	_IOW(GUP_PIN_IOC_TYPE, 0x42, struct gup_pin_io)
+#define GUP_PIN_IOC_READ	_IOW(GUP_PIN_IOC_TYPE, 0x43, struct gup_pin_io)
+#define GUP_PIN_IOC_UNPIN	_IOW(GUP_PIN_IOC_TYPE, 0x44, struct gup_pin_unpin)
+#define GUP_PIN_IOC_STATE	_IOWR(GUP_PIN_IOC_TYPE, 0x45, struct gup_pin_state_req)
+
+#endif /* _UAPI_GUP_PIN_TEST_H */

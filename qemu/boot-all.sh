@@ -1,0 +1,25 @@
+#!/bin/bash
+# Boot every flavour once (building what is missing) and print one line
+# per flavour: kernel release, kernel verdict, wall time.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+bad=0
+printf '%-10s %-22s %-9s %s\n' flavour release verdict wall
+for f in $(all_flavours); do
+	report=$(mktemp)
+	set +e
+	"$LAB_ROOT/qemu/run.sh" --flavour "$f" --quiet --timeout 300 \
+		--report "$report" --exec 'uname -r >/lab/out/release' \
+		--results "$report.out" >/dev/null 2>&1
+	status=$?
+	set -e
+	printf '%-10s %-22s %-9s %ss\n' "$f" \
+		"$(cat "$report.out/release" 2>/dev/null || echo '(no answer)')" \
+		"$(sed -n 's/^kernel_verdict=//p' "$report")" \
+		"$(sed -n 's/^wall_seconds=//p' "$report")"
+	[ "$status" -eq 0 ] || bad=1
+	rm -rf "$report" "$report.out"
+done
+exit "$bad"

@@ -1,0 +1,25 @@
+#!/bin/bash
+# Install the host packages gup-lab needs (Debian bookworm), only those
+# missing, so repeated `make` runs cost nothing.
+set -euo pipefail
+
+packages=(
+	linux-source-6.1 linux-headers-amd64	# the kernel tree; compile check
+	build-essential bc bison flex libelf-dev libssl-dev ccache
+	qemu-system-x86 debootstrap e2fsprogs kmod
+	shellcheck python3 binutils
+)
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+[ "$(id -u)" -eq 0 ] || {
+	echo "gup-lab: missing packages: ${missing[*]}; run as root or: sudo apt-get install ${missing[*]}" >&2
+	exit 1
+}
+echo "gup-lab: installing ${missing[*]}" >&2
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	"${missing[@]}" >/dev/null

@@ -1,0 +1,187 @@
+#!/bin/bash
+# Boot a gup-lab flavour under QEMU and run one command in the guest.
+#
+#   qemu/run.sh --flavour F [--exec 'CMD'] [--files DIR]... [options]
+#
+# Exit status: the guest command's status when the kernel stayed clean;
+# 125 when the console shows a kernel problem (oops, BUG, WARNING, panic,
+# hung task; see qemu/scan-console.sh) unless --allow-kernel-reports;
+# 124 when the guest neither finished nor crashed before --timeout;
+# 2 for usage errors.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	cat <<USAGE
+usage: qemu/run.sh --flavour F [options]
+  --flavour F            kernel flavour (patches/flavours): $(all_flavours | paste -sd' ')
+  --exec 'CMD'           run CMD in the guest with bash (default: a shell)
+  --interactive          a root shell on the serial console (Ctrl-A X quits)
+  --files DIR            copy DIR's contents to the guest's /lab (repeatable)
+  --results DIR          copy the guest's /lab/out back to DIR after the run
+  --scratch-mb N         size of the fresh scratch ext4 at /mnt/ext4 (256)
+  --timeout S            end a run that has not finished after S s (600)
+  --memory MB            guest memory (1024)
+  --kvm                  use KVM after a probe boot succeeds (default TCG)
+  --out DIR              keep the run's files here (default under the cache)
+  --report FILE          write key=value verdict lines to FILE
+  --allow-kernel-reports exit with the command's status even if the
+                         kernel reported a problem (the report still says so)
+  --quiet                do not stream the console
+USAGE
+}
+
+flavour='' cmd='' interactive=0 results='' scratch_mb=256 timeout_s=600
+memory=1024 use_kvm=0 out='' report='' allow_reports=0 quiet=0 files=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--flavour) flavour=${2:?}; shift ;;
+	--exec) cmd=${2?}; shift ;;
+	--interactive) interactive=1 ;;
+	--files) files+=("${2:?}"); shift ;;
+	--results) results=${2:?}; shift ;;
+	--scratch-mb) scratch_mb=${2:?}; shift ;;
+	--timeout) timeout_s=${2:?}; shift ;;
+	--memory) memory=${2:?}; shift ;;
+	--kvm) use_kvm=1 ;;
+	--out) out=${2:?}; shift ;;
+	--report) report=${2:?}; shift ;;
+	--allow-kernel-reports) allow_reports=1 ;;
+	--quiet) quiet=1 ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage >&2; echo "qemu/run.sh: unknown option '$1'" >&2; exit 2 ;;
+	esac
+	shift
+done
+[ -n "$flavour" ] || { usage >&2; exit 2; }
+[ -n "$cmd" ] || [ "$interactive" = 1 ] || interactive=1
+for d in "${files[@]}"; do
+	[ -d "$d" ] || { echo "qemu/run.sh: --files $d: not a directory" >&2; exit 2; }
+done
+
+kdir=$("$LAB_ROOT/patches/build-flavour.sh" "$flavour")
+rootfs=$("$LAB_ROOT/rootfs/build-rootfs.sh")
+if [ -z "$out" ]; then
+	mkdir -p "$LAB_CACHE/runs"
+	out=$(mktemp -d "$LAB_CACHE/runs/$(date +%Y%m%d-%H%M%S)-$flavour.XXXX")
+fi
+mkdir -p "$out"
+rm -f "$out/console.log" "$out/exit.log"
+
+# Control disk (/lab in the guest): the command, the caller's files, and
+# /lab/out for results the host reads back after the VM has gone.
+ctl=$out/control
+rm -rf "$ctl"
+mkdir -p "$ctl/out"
+for d in "${files[@]}"; do
+	cp -a "$d/." "$ctl/"
+done
+if [ "$interactive" = 1 ]; then
+	echo interactive >"$ctl/mode"
+	printf '%s\n' "${cmd:-true}" 'echo "gup-lab shell: exit or Ctrl-D powers off"' \
+		'exec bash -l' >"$ctl/run.sh"
+else
+	printf '%s\n' "$cmd" >"$ctl/run.sh"
+fi
+mkfs.ext4 -q -F -L control -d "$ctl" "$out/control.img" \
+	"$(($(du -sm "$ctl" | cut -f1) + 64))M"
+# A fresh scratch file system each run: the file system under test.
+rm -f "$out/scratch.img"
+mkfs.ext4 -q -F -L scratch "$out/scratch.img" "${scratch_mb}M"
+
+qemu=(qemu-system-x86_64 -machine q35 -m "$memory" -smp 2 -nodefaults
+	-no-reboot -display none
+	-kernel "$kdir/build/arch/x86/boot/bzImage"
+	-append "console=ttyS0 root=/dev/vda rw init=/sbin/gup-lab-init panic=-1 oops=panic hung_task_panic=1 quiet loglevel=7"
+	-drive "file=$rootfs,if=virtio,format=raw,snapshot=on"
+	-drive "file=$out/scratch.img,if=virtio,format=raw"
+	-drive "file=$out/control.img,if=virtio,format=raw")
+
+kvm_works() {
+	[ -w /dev/kvm ] || return 1
+	# A KVM guest on these machines can hang silently: probe first.
+	timeout 30 qemu-system-x86_64 -machine q35,accel=kvm -cpu host -m 256 \
+		-nodefaults -no-reboot -display none -serial none \
+		-serial "file:$out/kvm-probe" -kernel "$kdir/build/arch/x86/boot/bzImage" \
+		-append "console=ttyS0 panic=-1 root=/dev/vda init=/sbin/gup-lab-init" \
+		-drive "file=$rootfs,if=virtio,format=raw,snapshot=on" \
+		-drive "file=$out/scratch.img,if=virtio,format=raw,snapshot=on" \
+		-drive "file=$out/control.img,if=virtio,format=raw,snapshot=on" \
+		>/dev/null 2>&1 || return 1
+	grep -q '^GUP-LAB-EXIT' "$out/kvm-probe"
+}
+if [ "$use_kvm" = 1 ] && kvm_works; then
+	qemu+=(-accel kvm -cpu host)
+else
+	[ "$use_kvm" = 0 ] || log "KVM probe failed: falling back to TCG"
+	qemu+=(-accel tcg -cpu max)
+fi
+
+start=$(date +%s.%N)
+set +e
+if [ "$interactive" = 1 ]; then
+	"${qemu[@]}" -chardev "stdio,id=con,mux=on,signal=off,logfile=$out/console.log" \
+		-serial chardev:con -mon chardev=con -serial "file:$out/exit.log"
+	qemu_status=$?
+else
+	timeout -k 10 "$timeout_s" "${qemu[@]}" \
+		-chardev "file,id=con,path=$out/console.log" -serial chardev:con \
+		-serial "file:$out/exit.log" </dev/null &
+	qpid=$!
+	if [ "$quiet" = 0 ]; then
+		tail -F --pid="$qpid" "$out/console.log" 2>/dev/null &
+	fi
+	wait "$qpid"
+	qemu_status=$?
+	wait
+fi
+set -e
+wall=$(echo "$(date +%s.%N) - $start" | bc)
+
+guest_status=$(sed -n 's/^GUP-LAB-EXIT \([0-9]*\).*/\1/p' "$out/exit.log" 2>/dev/null | head -1)
+scan=$("$LAB_ROOT/qemu/scan-console.sh" "$out/console.log" "$kdir")
+verdict=$(echo "$scan" | sed -n 's/^verdict=//p')
+timed_out=0
+[ "$qemu_status" != 124 ] && [ "$qemu_status" != 137 ] || timed_out=1
+
+if [ -n "$results" ]; then
+	mkdir -p "$results"
+	# e2fsprogs reads the image from outside: no mount, no loop device.
+	debugfs -R "rdump /out $results" "$out/control.img" >/dev/null 2>&1 ||
+		log "could not read /lab/out back from $out/control.img"
+	if [ -d "$results/out" ]; then
+		cp -a "$results/out/." "$results/" && rm -rf "$results/out"
+	fi
+fi
+
+{
+	echo "flavour=$flavour"
+	echo "kernel_dir=$kdir"
+	echo "run_dir=$out"
+	echo "console=$out/console.log"
+	echo "scratch_image=$out/scratch.img"
+	echo "guest_status=${guest_status:-none}"
+	echo "kernel_verdict=$verdict"
+	echo "timed_out=$timed_out"
+	echo "wall_seconds=$(printf '%.1f' "$wall")"
+	echo "$scan" | sed -n 's/^first_report=/first_report=/p'
+} >"$out/report"
+[ -z "$report" ] || cp "$out/report" "$report"
+
+if [ "$verdict" != clean ]; then
+	echo "$scan" | sed 1d >&2
+	log "$flavour: KERNEL $verdict reported on the console (log: $out/console.log)"
+fi
+if [ -z "$guest_status" ]; then
+	if [ "$timed_out" = 1 ]; then
+		log "$flavour: TIMEOUT: the guest did not finish within $timeout_s s (log: $out/console.log)"
+		[ "$verdict" != clean ] && [ "$allow_reports" = 0 ] && exit 125
+		exit 124
+	fi
+	log "$flavour: the guest ended without reporting a status (verdict: $verdict)"
+	[ "$verdict" != clean ] && [ "$allow_reports" = 0 ] && exit 125
+	exit 124
+fi
+[ "$verdict" = clean ] || [ "$allow_reports" = 1 ] || exit 125
+exit "$guest_status"

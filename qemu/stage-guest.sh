@@ -1,0 +1,22 @@
+#!/bin/bash
+# Put what a guest run needs into DIR (it becomes /lab in the guest):
+# gup_pin_test.ko built for FLAVOUR, bin/gupctl and the guest-side test
+# programs (static: the guest is a bare Debian minbase).
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 2 ] || die "usage: $0 FLAVOUR DIR"
+flavour=$1
+dir=$2
+mkdir -p "$dir/bin"
+cp "$("$LAB_ROOT/module/build.sh" "$flavour")" "$dir/gup_pin_test.ko"
+make -s -C "$LAB_ROOT/userspace" >&2
+cp "$LAB_ROOT/userspace/gupctl" "$dir/bin/"
+for src in "$LAB_ROOT"/tests/guest/*.c; do
+	[ -f "$src" ] || continue
+	gcc -O2 -Wall -Wextra -Werror -static -pthread \
+		-I"$LAB_ROOT/module/uapi" -o "$dir/bin/$(basename "$src" .c)" "$src"
+done
+# The guest's lab scripts (setup for shells, test bodies) travel along.
+cp "$LAB_ROOT"/qemu/guest-*.sh "$dir/bin/" 2>/dev/null || true

@@ -1,0 +1,54 @@
+#!/bin/bash
+# Build the guest root image: debootstrap --variant=minbase bookworm plus
+# rootfs/packages and our init, packed with `mkfs.ext4 -d` (no loop mount).
+# The mirror is read from this machine's apt configuration at run time.
+set -euo pipefail
+# shellcheck source=../qemu/lib.sh
+. "$(dirname "$0")/../qemu/lib.sh"
+
+SUITE=bookworm
+image=$(rootfs_image)
+if [ -f "$image" ]; then
+	echo "$image"
+	exit 0
+fi
+[ "$(id -u)" -eq 0 ] || die "debootstrap needs root: run as root (sudo)"
+
+# The first Debian mirror apt uses for this suite: deb822 *.sources first,
+# then one-line sources.list entries.
+apt_mirror() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk -v suite="$SUITE" '
+			/^URIs:/ { uri = $2 }
+			/^Suites:/ { for (i = 2; i <= NF; i++) if ($i == suite) ok = 1 }
+			/^$/ { if (ok && uri !~ /security/) { print uri; exit } ok = 0 }
+			END { if (ok && uri !~ /security/) print uri }' "$f"
+	done | head -1
+	{ cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null ||
+		true; } | awk -v suite="$SUITE" '$1 == "deb" && $0 ~ " " suite " " &&
+			$0 !~ /security/ { for (i = 2; i <= NF; i++)
+			if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' | head -1
+}
+mirror=$(apt_mirror | head -1 || true)
+[ -n "$mirror" ] || die "no $SUITE mirror found in the apt configuration"
+
+work=$(mktemp -d "$LAB_CACHE/rootfs-build.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$(dirname "$image")"
+log "debootstrap $SUITE from the apt mirror into $work"
+debootstrap --variant=minbase --include="$(paste -sd, "$LAB_ROOT/rootfs/packages")" \
+	"$SUITE" "$work/root" "$mirror" >"$work/debootstrap.log" 2>&1 || {
+	tail -20 "$work/debootstrap.log" >&2
+	die "debootstrap failed"
+}
+rm -rf "$work/root/var/cache/apt/archives/"*.deb "$work/root/var/lib/apt/lists/"*
+install -m 0755 "$LAB_ROOT/rootfs/init" "$work/root/sbin/gup-lab-init"
+mkdir -p "$work/root/mnt/ext4" "$work/root/mnt/ramfs" "$work/root/lab"
+echo gup-lab >"$work/root/etc/hostname"
+size_mb=$(($(du -sm "$work/root" | cut -f1) + 256))
+mkfs.ext4 -q -F -L gup-lab-root -d "$work/root" "$work/rootfs.img" "${size_mb}M"
+mv "$work/rootfs.img" "$image"
+log "root image ready: $image"
+echo "$image"

@@ -1,0 +1,80 @@
+#!/bin/bash
+# Foundation: every flavour boots, the runner returns the guest command's
+# status, crashes and hangs become verdicts, and each flavour carries what
+# its series says it carries.  Expectations come from the patch files, not
+# from earlier runs.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. qemu/lib.sh
+. tests/tap.sh
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# series_adds FLAVOUR ERE: does any patch of the flavour add a line matching ERE?
+series_adds() {
+	local s
+	for s in $(flavour_series "$1"); do
+		grep -qE "^\+$2" patches/"$s"/*.patch && return 0
+	done
+	return 1
+}
+
+series_removes() {
+	local s
+	for s in $(flavour_series "$1"); do
+		grep -qE "^-$2" patches/"$s"/*.patch && return 0
+	done
+	return 1
+}
+
+for f in $(all_flavours); do
+	out=$work/$f
+	set +e
+	qemu/run.sh --flavour "$f" --quiet --timeout 300 --report "$out.report" \
+		--out "$out" --exec '
+		uname -r
+		test ! -e /gup-lab-marker || exit 10   # root disk must be pristine
+		touch /gup-lab-marker
+		echo written-in-guest >/mnt/ext4/hello
+		if grep -qw vma_needs_dirty_tracking /proc/kallsyms; then exit 0; fi
+		exit 3' >"$out.stdout" 2>&1
+	status=$?
+	set -e
+	tap_is "$(report_get "$out.report" kernel_verdict)" clean "$f: boots with a clean console"
+	# The guest exits 0 iff vma_needs_dirty_tracking is in kallsyms.
+	if series_adds "$f" 'bool vma_needs_dirty_tracking'; then want=0; else want=3; fi
+	tap_is "$status" "$want" "$f: vma_needs_dirty_tracking in /proc/kallsyms iff its series adds it"
+	got=$(debugfs -R 'cat /hello' "$out/scratch.img" 2>/dev/null)
+	tap_is "$got" written-in-guest "$f: the scratch ext4 is readable from the host after the run"
+
+	# The ext4 warning string is gone exactly where a series removes it.
+	kdir=$(flavour_dir "$f")
+	if grep -qa 'does not have buffers attached' "$kdir/build/vmlinux"; then got=present; else got=absent; fi
+	if series_removes "$f" '.*does not have buffers attached'; then want=absent; else want=present; fi
+	tap_is "$got" "$want" "$f: ext4 'does not have buffers attached' check $want in vmlinux"
+done
+
+# Root disk is a snapshot: the marker of the run above never reaches it.
+set +e
+qemu/run.sh --flavour stock --quiet --timeout 300 --exec 'test ! -e /gup-lab-marker' >/dev/null 2>&1
+tap_is "$?" 0 "stock: runs never modify the root image"
+
+qemu/run.sh --flavour stock --quiet --timeout 300 --exec 'exit 42' >/dev/null 2>&1
+tap_is "$?" 42 "runner returns the guest command's exit status"
+
+qemu/run.sh --flavour stock --quiet --timeout 300 --report "$work/crash.report" \
+	--exec 'echo c >/proc/sysrq-trigger; exit 0' >"$work/crash.out" 2>&1
+status=$?
+tap_is "$status" 125 "a sysrq crash is a kernel verdict (125), not success"
+tap_like "$(report_get "$work/crash.report" kernel_verdict)" '^(panic|oops|bug)$' \
+	"the report names the crash"
+tap_like "$(cat "$work/crash.out")" 'sysrq' "the crash trace is printed"
+
+qemu/run.sh --flavour stock --quiet --timeout 40 --report "$work/hang.report" \
+	--exec 'sleep 600' >"$work/hang.out" 2>&1
+tap_is "$?" 124 "a guest that never finishes ends at the timeout (124)"
+tap_like "$(cat "$work/hang.out")" 'TIMEOUT' "the timeout is said plainly"
+set -e
+
+tap_done

@@ -1,0 +1,47 @@
+# shellcheck shell=bash
+# Minimal TAP helpers for gup-lab's test suites.  Sourced.
+TAP_N=0
+TAP_FAILED=0
+
+tap_ok() {
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N - $*"
+}
+
+tap_not_ok() {
+	TAP_N=$((TAP_N + 1))
+	TAP_FAILED=$((TAP_FAILED + 1))
+	echo "not ok $TAP_N - $*"
+}
+
+# tap_is GOT WANT DESCRIPTION
+tap_is() {
+	if [ "$1" = "$2" ]; then
+		tap_ok "$3"
+	else
+		tap_not_ok "$3"
+		echo "#   got:  '$1'"
+		echo "#   want: '$2'"
+	fi
+}
+
+# tap_like TEXT ERE DESCRIPTION
+tap_like() {
+	if grep -qE -- "$2" <<<"$1"; then
+		tap_ok "$3"
+	else
+		tap_not_ok "$3"
+		echo "#   '$2' not found in:"
+		printf '%s\n' "$1" | head -20 | sed 's/^/#     /'
+	fi
+}
+
+tap_done() {
+	echo "1..$TAP_N"
+	[ "$TAP_FAILED" -eq 0 ]
+}
+
+# report_get FILE KEY: a value from a qemu/run.sh --report file.
+report_get() {
+	sed -n "s/^$2=//p" "$1" | head -1
+}

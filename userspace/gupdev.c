@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gupdev: /dev/gup_test wrappers, debugfs readers, names.  See gupdev.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <sys/ioctl.h>
+#include <sys/vfs.h>
+
+#include "gupdev.h"
+
+#define DEBUGFS_ROOT	"/sys/kernel/debug"
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static int xioctl(struct gupdev *dev, unsigned long cmd, void *arg)
+{
+	return ioctl(dev->fd, cmd, arg) < 0 ? -errno : 0;
+}
+
+int gupdev_open(struct gupdev *dev)
+{
+	int ret;
+
+	memset(dev, 0, sizeof(*dev));
+	dev->fd = open(GUP_PIN_TEST_DEVICE, O_RDWR | O_CLOEXEC);
+	if (dev->fd < 0)
+		return -errno;
+	ret = xioctl(dev, GUP_PIN_IOC_VERSION, &dev->ver);
+	if (!ret && dev->ver.abi_version != GUP_PIN_TEST_ABI_VERSION)
+		ret = -EPROTO;
+	if (ret)
+		gupdev_close(dev);
+	return ret;
+}
+
+void gupdev_close(struct gupdev *dev)
+{
+	if (dev->fd >= 0)
+		close(dev->fd);
+	dev->fd = -1;
+}
+
+int gupdev_pin(struct gupdev *dev, void *addr, size_t len,
+	       unsigned int method, unsigned int flags,
+	       struct gup_pin_req *req)
+{
+	memset(req, 0, sizeof(*req));
+	req->addr = (unsigned long)addr;
+	req->len = len;
+	req->method = method;
+	req->flags = flags;
+	return xioctl(dev, GUP_PIN_IOC_PIN, req);
+}
+
+int gupdev_unpin(struct gupdev *dev, __u32 id, unsigned int flags)
+{
+	struct gup_pin_unpin u = { .id = id, .flags = flags };
+
+	return xioctl(dev, GUP_PIN_IOC_UNPIN, &u);
+}
+
+static int gupdev_io(struct gupdev *dev, unsigned long cmd, __u32 id,
+		     __u64 offset, const void *buf, size_t len)
+{
+	struct gup_pin_io io = {
+		.id = id,
+		.offset = offset,
+		.len = len,
+		.buf = (unsigned long)buf,
+	};
+
+	return xioctl(dev, cmd, &io);
+}
+
+int gupdev_read(struct gupdev *dev, __u32 id, __u64 offset,
+		void *buf, size_t len)
+{
+	return gupdev_io(dev, GUP_PIN_IOC_READ, id, offset, buf, len);
+}
+
+int gupdev_write(struct gupdev *dev, __u32 id, __u64 offset,
+		 const void *buf, size_t len)
+{
+	return gupdev_io(dev, GUP_PIN_IOC_WRITE, id, offset, buf, len);
+}
+
+int gupdev_state(struct gupdev *dev, __u32 id, __u32 first,
+		 struct gup_page_state *pages, __u32 *count)
+{
+	struct gup_pin_state_req r = {
+		.id = id,
+		.first = first,
+		.count = *count,
+		.pages = (unsigned long)pages,
+	};
+	int ret = xioctl(dev, GUP_PIN_IOC_STATE, &r);
+
+	if (!ret)
+		*count = r.count;
+	return ret;
+}
+
+int gupdev_debugfs_probe(void)
+{
+	struct statfs sfs;
+
+	if (statfs(DEBUGFS_ROOT, &sfs) < 0)
+		return errno == EACCES ? -EACCES : -ENODEV;
+	if (sfs.f_type != DEBUGFS_MAGIC)
+		return -ENODEV;
+	return access(GUP_PIN_TEST_DEBUGFS, R_OK | X_OK) < 0 ? -errno : 0;
+}
+
+ssize_t gupdev_debugfs_read(const char *name, char *buf, size_t size)
+{
+	char path[256];
+	size_t n = 0;
+	ssize_t r;
+	int fd;
+
+	if (!size)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/%s", GUP_PIN_TEST_DEBUGFS, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (n < size - 1) {
+		r = read(fd, buf + n, size - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += r;
+	}
+	if (r < 0)
+		n = -errno;
+	else
+		buf[n] = '\0';
+	close(fd);
+	return n;
+}
+
+int gup_file_write_policy(void)
+{
+	char line[512], sym[256];
+	FILE *f = fopen("/proc/kallsyms", "re");
+	int found = 0;
+
+	if (!f)
+		return -errno;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*s %*s %255s", sym) == 1 &&
+			!strcmp(sym, "vma_needs_dirty_tracking");
+	fclose(f);
+	return found;
+}
+
+#define E(x)	[x] = #x
+static const char * const errno_names[] = {
+	E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO), E(E2BIG),
+	E(ENOEXEC), E(EBADF), E(ECHILD), E(EAGAIN), E(ENOMEM), E(EACCES),
+	E(EFAULT), E(ENOTBLK), E(EBUSY), E(EEXIST), E(EXDEV), E(ENODEV),
+	E(ENOTDIR), E(EISDIR), E(EINVAL), E(ENFILE), E(EMFILE), E(ENOTTY),
+	E(ETXTBSY), E(EFBIG), E(ENOSPC), E(ESPIPE), E(EROFS), E(EMLINK),
+	E(EPIPE), E(EDOM), E(ERANGE), E(EDEADLK), E(ENAMETOOLONG), E(ENOLCK),
+	E(ENOSYS), E(ENOTEMPTY), E(ELOOP), E(ENODATA), E(ETIME), E(EPROTO),
+	E(EOVERFLOW), E(EBADFD), E(EOPNOTSUPP), E(ETIMEDOUT), E(EALREADY),
+	E(EINPROGRESS), E(ECANCELED), E(EOWNERDEAD), E(EHWPOISON),
+};
+#undef E
+
+const char *errno_name(int err)
+{
+	if (err < 0)
+		err = -err;
+	if ((size_t)err < ARRAY_SIZE(errno_names) && errno_names[err])
+		return errno_names[err];
+	return "E?";
+}
+
+const char *gup_method_name(unsigned int method)
+{
+	static const char * const names[] = {
+		[GUP_PIN_METHOD_PIN]		= "pin_user_pages",
+		[GUP_PIN_METHOD_PIN_FAST]	= "pin_user_pages_fast",
+		[GUP_PIN_METHOD_GET]		= "get_user_pages",
+		[GUP_PIN_METHOD_GET_FAST]	= "get_user_pages_fast",
+	};
+
+	return method < ARRAY_SIZE(names) ? names[method] : NULL;
+}
+
+const char *gup_page_kind_name(unsigned int kind)
+{
+	static const char * const names[] = {
+		[GUP_PAGE_ANON]		= "anon",
+		[GUP_PAGE_SHMEM]	= "shmem",
+		[GUP_PAGE_HUGETLB]	= "hugetlb",
+		[GUP_PAGE_FILE]		= "file",
+		[GUP_PAGE_OTHER]	= "other",
+	};
+
+	return kind < ARRAY_SIZE(names) ? names[kind] : "?";
+}
+
+struct bit_name {
+	unsigned int bit;
+	const char *name;
+};
+
+static char *bits_str(unsigned int v, const struct bit_name *t, size_t n,
+		      const char *sep, const char *none, char *buf, size_t size)
+{
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (!(v & t[i].bit))
+			continue;
+		len += snprintf(buf + len, len < size ? size - len : 0, "%s%s",
+				len ? sep : "", t[i].name);
+		v &= ~t[i].bit;
+	}
+	if (v)
+		len += snprintf(buf + len, len < size ? size - len : 0,
+				"%s%#x", len ? sep : "", v);
+	if (!len)
+		snprintf(buf, size, "%s", none);
+	return buf;
+}
+
+char *gup_flags_str(unsigned int flags, char *buf, size_t size)
+{
+	static const struct bit_name t[] = {
+		{ GUP_PIN_FLAG_WRITE, "WRITE" },
+		{ GUP_PIN_FLAG_LONGTERM, "LONGTERM" },
+		{ GUP_PIN_FLAG_FORCE, "FORCE" },
+	};
+
+	return bits_str(flags, t, ARRAY_SIZE(t), "|", "none", buf, size);
+}
+
+char *gup_page_state_str(unsigned int state, char *buf, size_t size)
+{
+	static const struct bit_name t[] = {
+		{ GUP_PAGE_DIRTY, "dirty" },
+		{ GUP_PAGE_WRITEBACK, "writeback" },
+		{ GUP_PAGE_HAS_BUFFERS, "buffers" },
+		{ GUP_PAGE_MAYBE_DMA_PINNED, "dma-pinned" },
+		{ GUP_PAGE_UPTODATE, "uptodate" },
+		{ GUP_PAGE_LRU, "lru" },
+	};
+
+	return bits_str(state, t, ARRAY_SIZE(t), ",", "-", buf, size);
+}
