@@ -35,17 +35,19 @@ hash_inputs() {
 	done | sha256sum | cut -c1-16
 }
 
-# flavour_series NAME: print the series directories of a flavour, in order.
+# flavour_field NAME COLUMN: one column of the flavour's line in
+# patches/flavours (2 series, 3 gup policy, 4 ext4 behaviour).
+flavour_field() {
+	awk -v f="$1" -v c="$2" '!/^#/ && $1 == f { print $c; found = 1 }
+		END { exit !found }' "$LAB_ROOT/patches/flavours" ||
+		die "unknown flavour '$1' (see patches/flavours)"
+}
+
+# flavour_series NAME: the flavour's series directories, in order.
 flavour_series() {
-	local name=$1 line
-	line=$(awk -v f="$name" '!/^#/ && $1 == f { $1 = ""; print; found = 1 }
-		END { exit !found }' "$LAB_ROOT/patches/flavours") ||
-		die "unknown flavour '$name' (see patches/flavours)"
-	# The series column ends at the first '|' (purpose follows).
-	line=${line%%|*}
-	for s in $line; do
-		[ "$s" = "-" ] || echo "$s"
-	done
+	local s
+	s=$(flavour_field "$1" 2) || exit 1
+	[ "$s" = "-" ] || tr ',' '\n' <<<"$s"
 }
 
 all_flavours() {

@@ -85,10 +85,10 @@ else
 	printf '%s\n' "$cmd" >"$ctl/run.sh"
 fi
 mkfs.ext4 -q -F -L control -d "$ctl" "$out/control.img" \
-	"$(($(du -sm "$ctl" | cut -f1) + 64))M"
+	"$(($(du -sm "$ctl" | cut -f1) + 64))M" >/dev/null
 # A fresh scratch file system each run: the file system under test.
 rm -f "$out/scratch.img"
-mkfs.ext4 -q -F -L scratch "$out/scratch.img" "${scratch_mb}M"
+mkfs.ext4 -q -F -L scratch "$out/scratch.img" "${scratch_mb}M" >/dev/null
 
 qemu=(qemu-system-x86_64 -machine q35 -m "$memory" -smp 2 -nodefaults
 	-no-reboot -display none

@@ -48,7 +48,7 @@ install -m 0755 "$LAB_ROOT/rootfs/init" "$work/root/sbin/gup-lab-init"
 mkdir -p "$work/root/mnt/ext4" "$work/root/mnt/ramfs" "$work/root/lab"
 echo gup-lab >"$work/root/etc/hostname"
 size_mb=$(($(du -sm "$work/root" | cut -f1) + 256))
-mkfs.ext4 -q -F -L gup-lab-root -d "$work/root" "$work/rootfs.img" "${size_mb}M"
+mkfs.ext4 -q -F -L gup-lab-root -d "$work/root" "$work/rootfs.img" "${size_mb}M" >/dev/null
 mv "$work/rootfs.img" "$image"
 log "root image ready: $image"
 echo "$image"

@@ -119,8 +119,7 @@ int gupdev_debugfs_probe(void)
 ssize_t gupdev_debugfs_read(const char *name, char *buf, size_t size)
 {
 	char path[256];
-	size_t n = 0;
-	ssize_t r;
+	ssize_t n = 0, r = 0;
 	int fd;
 
 	if (!size)
@@ -129,7 +128,7 @@ ssize_t gupdev_debugfs_read(const char *name, char *buf, size_t size)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	while (n < size - 1) {
+	while ((size_t)n < size - 1) {
 		r = read(fd, buf + n, size - 1 - n);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -160,8 +159,11 @@ int gup_file_write_policy(void)
 	return found;
 }
 
-#define E(x)	[x] = #x
-static const char * const errno_names[] = {
+#define E(x)	{ x, #x }
+static const struct {
+	int err;
+	const char *name;
+} errno_names[] = {
 	E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO), E(E2BIG),
 	E(ENOEXEC), E(EBADF), E(ECHILD), E(EAGAIN), E(ENOMEM), E(EACCES),
 	E(EFAULT), E(ENOTBLK), E(EBUSY), E(EEXIST), E(EXDEV), E(ENODEV),
@@ -176,10 +178,13 @@ static const char * const errno_names[] = {
 
 const char *errno_name(int err)
 {
+	size_t i;
+
 	if (err < 0)
 		err = -err;
-	if ((size_t)err < ARRAY_SIZE(errno_names) && errno_names[err])
-		return errno_names[err];
+	for (i = 0; i < ARRAY_SIZE(errno_names); i++)
+		if (errno_names[i].err == err)
+			return errno_names[i].name;
 	return "E?";
 }
 

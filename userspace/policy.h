@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * policy: expected outcome of one GUP matrix cell under each flavour's GUP
+ * policy, derived from the policy's code (6.1's mm/gup.c, and for gup-v7 the
+ * series in patches/gup-v7/), never from an observed run.
+ */
+#ifndef POLICY_H
+#define POLICY_H
+
+#include <stdbool.h>
+
+/* What backs the one page a cell pins. */
+enum cell_backing {
+	BACKING_ANON,		/* MAP_PRIVATE | MAP_ANONYMOUS */
+	BACKING_SHMEM,		/* memfd_create(), MAP_SHARED */
+	BACKING_HUGETLB,	/* memfd_create(MFD_HUGETLB), MAP_SHARED */
+	BACKING_TMPFS,		/* a file on tmpfs (/tmp), MAP_SHARED */
+	BACKING_EXT4_SHARED,	/* a file on ext4, MAP_SHARED */
+	BACKING_EXT4_PRIVATE,	/* a file on ext4, MAP_PRIVATE */
+	BACKING_EXT4_SHARED_RO,	/* a file on ext4, MAP_SHARED, PROT_READ */
+	BACKING_RAMFS,		/* a file on ramfs, MAP_SHARED */
+	BACKING_COUNT
+};
+
+/* What user space did to the page before the pin. */
+enum cell_state {
+	STATE_NONE,		/* never touched: not in the page tables */
+	STATE_READ,		/* faulted in by a read */
+	STATE_WRITE,		/* faulted in by a write */
+	STATE_COUNT
+};
+
+struct cell {
+	unsigned int method;	/* enum gup_pin_method */
+	unsigned int flags;	/* GUP_PIN_FLAG_WRITE / _LONGTERM */
+	enum cell_backing backing;
+	enum cell_state state;
+};
+
+enum outcome {
+	OUTCOME_PINNED,		/* the one page was taken */
+	OUTCOME_REFUSED,	/* an errno (err) */
+	OUTCOME_NOT_APPLICABLE,	/* the cell cannot be set up; not run */
+};
+
+struct expectation {
+	enum outcome outcome;
+	int err;		/* positive errno when OUTCOME_REFUSED */
+	const char *reason;	/* one line, names the code that decides */
+};
+
+typedef struct expectation (*policy_fn)(const struct cell *cell);
+
+/* The policy named in patches/flavours' "gup" column, or NULL. */
+policy_fn policy_lookup(const char *name);
+/* Comma separated names of every policy, for help and errors. */
+const char *policy_names(void);
+
+const char *backing_name(enum cell_backing backing);
+const char *state_name(enum cell_state state);
+/* Is the backing's VMA one v7's vma_needs_dirty_tracking() answers yes for? */
+bool backing_dirty_tracked(enum cell_backing backing);
+
+#endif /* POLICY_H */

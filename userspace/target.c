@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * target: map the memory to pin.  See target.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <linux/memfd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+
+#include "gupdev.h"
+#include "target.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define ALIGN_UP(x, a)	(((x) + (a) - 1) / (a) * (a))
+
+static int fail(struct target *t, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->err, sizeof(t->err), fmt, ap);
+	va_end(ap);
+	target_teardown(t);
+	return -err;
+}
+
+static const char *open_hint(int err, bool read_only)
+{
+	switch (err) {
+	case ENOENT:
+		return "check the path (gupctl never creates a FILE)";
+	case EACCES:
+	case EROFS:
+		return read_only ? "check its permissions" :
+			"check its permissions, or pass --read-only";
+	case EISDIR:
+		return "give a regular file";
+	default:
+		return "check the path";
+	}
+}
+
+static int setup_file(struct target *t)
+{
+	const struct target_spec *s = &t->spec;
+	size_t need = s->offset + s->length;
+	struct stat st;
+
+	t->fd = open(s->path, (s->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+	if (t->fd < 0)
+		return fail(t, errno, "cannot open %s: %s (%s): %s", s->path,
+			    errno_name(errno), strerror(errno),
+			    open_hint(errno, s->read_only));
+	if (fstat(t->fd, &st) < 0)
+		return fail(t, errno, "cannot stat %s: %s (%s)", s->path,
+			    errno_name(errno), strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return fail(t, EINVAL, "%s is not a regular file: give a regular file",
+			    s->path);
+	if ((size_t)st.st_size < need)
+		return fail(t, ERANGE,
+			    "%s is %lld bytes, too small for the range [%#zx, %#zx) (%zu bytes needed): grow it (truncate -s %zu %s) or pass a smaller --offset/--length",
+			    s->path, (long long)st.st_size, s->offset, need,
+			    need, need, s->path);
+	t->map_len = need;
+	return 0;
+}
+
+static int setup_memfd(struct target *t, bool huge)
+{
+	unsigned int flags = MFD_CLOEXEC | (huge ? MFD_HUGETLB | MFD_HUGE_2MB : 0);
+	size_t page = huge ? TARGET_HUGE_PAGE_SIZE : (size_t)getpagesize();
+
+	t->map_len = ALIGN_UP(t->spec.offset + t->spec.length, page);
+	t->fd = memfd_create(huge ? "gupctl-hugetlb" : "gupctl-shmem", flags);
+	if (t->fd < 0)
+		return fail(t, errno, "memfd_create(%s) failed: %s (%s): %s",
+			    huge ? "MFD_HUGETLB|MFD_HUGE_2MB" : "0",
+			    errno_name(errno), strerror(errno),
+			    huge ? "the kernel needs CONFIG_HUGETLBFS with 2 MiB pages" :
+			    "the kernel needs memfd support");
+	if (ftruncate(t->fd, t->map_len) < 0)
+		return fail(t, errno, "cannot size the memfd to %zu bytes: %s (%s)",
+			    t->map_len, errno_name(errno), strerror(errno));
+	return 0;
+}
+
+int target_setup(struct target *t, const struct target_spec *spec)
+{
+	size_t page = getpagesize();
+	int prot, flags, ret;
+
+	memset(t, 0, sizeof(*t));
+	t->spec = *spec;
+	t->fd = -1;
+	t->map = MAP_FAILED;
+	if (!spec->length || spec->offset % page || spec->length % page ||
+	    spec->offset + spec->length < spec->offset ||
+	    (spec->kind == TARGET_FILE && !spec->path))
+		return fail(t, EINVAL, "bad target range or path");
+
+	switch (spec->kind) {
+	case TARGET_FILE:
+		ret = setup_file(t);
+		break;
+	case TARGET_ANON:
+		t->map_len = spec->offset + spec->length;
+		ret = 0;
+		break;
+	case TARGET_SHMEM:
+	case TARGET_HUGETLB:
+		ret = setup_memfd(t, spec->kind == TARGET_HUGETLB);
+		break;
+	default:
+		return fail(t, EINVAL, "unknown target kind %d", spec->kind);
+	}
+	if (ret)
+		return ret;
+
+	if (t->fd >= 0) {
+		struct statfs sfs;
+
+		if (fstatfs(t->fd, &sfs) == 0)
+			t->fs_magic = sfs.f_type;
+	}
+	prot = PROT_READ | (spec->read_only ? 0 : PROT_WRITE);
+	if (spec->kind == TARGET_ANON)
+		flags = MAP_PRIVATE | MAP_ANONYMOUS;
+	else
+		flags = spec->private ? MAP_PRIVATE : MAP_SHARED;
+	t->map = mmap(NULL, t->map_len, prot, flags, t->fd, 0);
+	if (t->map == MAP_FAILED) {
+		int err = errno;
+
+		if (spec->kind == TARGET_HUGETLB && err == ENOMEM)
+			return fail(t, err,
+				    "cannot map a 2 MiB hugetlb page: ENOMEM (%s): no free huge page; reserve some: echo %zu > /proc/sys/vm/nr_hugepages",
+				    strerror(err), t->map_len / TARGET_HUGE_PAGE_SIZE);
+		return fail(t, err, "cannot map %zu bytes of %s: %s (%s)",
+			    t->map_len,
+			    spec->kind == TARGET_FILE ? spec->path :
+			    target_kind_name(spec->kind),
+			    errno_name(err), strerror(err));
+	}
+	t->addr = (char *)t->map + spec->offset;
+	t->len = spec->length;
+	target_prefault(t, spec->prefault);
+	return 0;
+}
+
+void target_teardown(struct target *t)
+{
+	if (t->map != MAP_FAILED && t->map)
+		munmap(t->map, t->map_len);
+	if (t->fd >= 0)
+		close(t->fd);
+	t->map = MAP_FAILED;
+	t->addr = NULL;
+	t->fd = -1;
+}
+
+void target_prefault(const struct target *t, enum target_prefault how)
+{
+	size_t page = getpagesize(), off;
+	volatile char *p;
+
+	if (how == TARGET_PREFAULT_NONE)
+		return;
+	for (off = 0; off < t->len; off += page) {
+		p = (volatile char *)t->addr + off;
+		if (how == TARGET_PREFAULT_WRITE)
+			*p = *p;
+		else
+			(void)*p;
+	}
+}
+
+bool target_is_dirty_tracked_file(const struct target *t)
+{
+	return t->spec.kind == TARGET_FILE && t->fs_magic != TMPFS_MAGIC &&
+	       t->fs_magic != HUGETLBFS_MAGIC;
+}
+
+static const char *fs_name(unsigned long magic)
+{
+	static const struct {
+		unsigned long magic;
+		const char *name;
+	} fs[] = {
+		{ EXT4_SUPER_MAGIC, "ext2/3/4" },
+		{ TMPFS_MAGIC, "tmpfs" },
+		{ HUGETLBFS_MAGIC, "hugetlbfs" },
+		{ RAMFS_MAGIC, "ramfs" },
+		{ XFS_SUPER_MAGIC, "xfs" },
+		{ BTRFS_SUPER_MAGIC, "btrfs" },
+		{ F2FS_SUPER_MAGIC, "f2fs" },
+		{ OVERLAYFS_SUPER_MAGIC, "overlay" },
+		{ NFS_SUPER_MAGIC, "nfs" },
+		{ V9FS_MAGIC, "9p" },
+		{ FUSE_SUPER_MAGIC, "fuse" },
+		{ MSDOS_SUPER_MAGIC, "vfat" },
+		{ SQUASHFS_MAGIC, "squashfs" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fs); i++)
+		if (fs[i].magic == magic)
+			return fs[i].name;
+	return NULL;
+}
+
+char *target_describe(const struct target *t, char *buf, size_t size)
+{
+	const struct target_spec *s = &t->spec;
+	const char *fs = fs_name(t->fs_magic);
+	char backing[64];
+
+	if (s->kind == TARGET_ANON)
+		snprintf(backing, sizeof(backing), "anonymous memory");
+	else if (fs)
+		snprintf(backing, sizeof(backing), "%s on %s",
+			 s->kind == TARGET_FILE ? "file" : "memfd", fs);
+	else
+		snprintf(backing, sizeof(backing), "%s on fs magic %#lx",
+			 s->kind == TARGET_FILE ? "file" : "memfd", t->fs_magic);
+	snprintf(buf, size, "%s, %s, %s%s, prefault %s", backing,
+		 s->kind == TARGET_ANON || s->private ? "MAP_PRIVATE" : "MAP_SHARED",
+		 s->read_only ? "PROT_READ" : "PROT_READ|PROT_WRITE",
+		 s->kind != TARGET_FILE ? "" :
+		 s->read_only ? ", O_RDONLY" : ", O_RDWR",
+		 target_prefault_name(s->prefault));
+	return buf;
+}
+
+const char *target_kind_name(enum target_kind kind)
+{
+	switch (kind) {
+	case TARGET_FILE:	return "file";
+	case TARGET_ANON:	return "anon";
+	case TARGET_SHMEM:	return "shmem";
+	case TARGET_HUGETLB:	return "hugetlb";
+	}
+	return "?";
+}
+
+static const char * const prefault_names[] = {
+	[TARGET_PREFAULT_NONE]	= "none",
+	[TARGET_PREFAULT_READ]	= "read",
+	[TARGET_PREFAULT_WRITE]	= "write",
+};
+
+const char *target_prefault_name(enum target_prefault how)
+{
+	return (unsigned int)how < ARRAY_SIZE(prefault_names) ?
+	       prefault_names[how] : "?";
+}
+
+int target_parse_prefault(const char *s, enum target_prefault *how)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(prefault_names); i++) {
+		if (!strcmp(s, prefault_names[i])) {
+			*how = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int target_parse_size(const char *s, size_t *bytes)
+{
+	int base = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10;
+	unsigned long long v, mult = 1;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno)
+		return -ERANGE;
+	if (*end == 'K' || *end == 'k')
+		mult = 1ULL << 10;
+	else if (*end == 'M' || *end == 'm')
+		mult = 1ULL << 20;
+	else if (*end)
+		return -EINVAL;
+	if (mult > 1 && end[1])
+		return -EINVAL;
+	if (v > SIZE_MAX / mult)
+		return -ERANGE;
+	*bytes = v * mult;
+	return 0;
+}
