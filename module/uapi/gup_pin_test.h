@@ -31,7 +31,7 @@ enum gup_pin_method {
  */
 #define GUP_PIN_FLAG_WRITE		(1U << 0)	/* FOLL_WRITE    */
 #define GUP_PIN_FLAG_LONGTERM		(1U << 1)	/* FOLL_LONGTERM */
-#define GUP_PIN_FLAG_FORCE		(1U << 2)	/* FOLL_FORCE, slow-path methods only */
+#define GUP_PIN_FLAG_FORCE		(1U << 2)	/* FOLL_FORCE (acts in the slow path) */
 #define GUP_PIN_FLAGS_ALL		(GUP_PIN_FLAG_WRITE | \
 					 GUP_PIN_FLAG_LONGTERM | \
 					 GUP_PIN_FLAG_FORCE)

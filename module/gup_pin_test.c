@@ -1,0 +1,915 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gup_pin_test: take user pages with GUP on behalf of user space, write and
+ * read them through the kernel's own mapping, report their state, release
+ * them with or without dirtying.  /dev/gup_test does things,
+ * /sys/kernel/debug/gup_pin_test/ shows them.  The ABI is
+ * module/uapi/gup_pin_test.h; the semantics are in docs/driver.md.
+ *
+ * Locking: one mutex, gpt_lock, protects the pin registry (gpt_idr), the pin
+ * list of every open file, the page accounting and the counters.  It is
+ * never held across a GUP call, folio_lock(), the release of pages or a user
+ * copy: all of them may sleep for long, and a fault on a userfaultfd range
+ * could wait for a thread that is itself calling into this driver.
+ *
+ * A pin is refcounted.  The registry owns one reference; every ioctl that
+ * works on a pin takes another under gpt_lock after finding it.  UNPIN and
+ * close() take the pin out of the registry under gpt_lock and drop the
+ * registry's reference, so a READ, WRITE or STATE racing with them keeps the
+ * pages until it is done, and the last put releases them.  An id is found
+ * only through the file that made the pin: pins belong to the open file.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/highmem.h>
+#include <linux/idr.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/pagemap.h>
+#include <linux/refcount.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/shmem_fs.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "uapi/gup_pin_test.h"
+
+/*
+ * Caps the module parameters: 2^18 FOLL_PIN pins of one page stay far from
+ * overflowing its refcount (each adds GUP_PIN_COUNTING_BIAS).
+ */
+#define GPT_PAGES_LIMIT		BIT(18)
+
+static unsigned int max_pages_per_pin = 512;
+module_param(max_pages_per_pin, uint, 0444);
+MODULE_PARM_DESC(max_pages_per_pin, "Most pages one PIN may ask for (else E2BIG)");
+
+static unsigned int max_pages_total = 8192;
+module_param(max_pages_total, uint, 0444);
+MODULE_PARM_DESC(max_pages_total, "Most pages held by all pins together (else ENOSPC)");
+
+#define GPT_NR_FLAG_MIXES	(GUP_PIN_FLAGS_ALL + 1)
+#define GPT_ERRNO_SLOTS		8
+
+struct gpt_file {
+	struct list_head pins;		/* gpt_pin.node, under gpt_lock */
+};
+
+struct gpt_pin {
+	refcount_t ref;
+	struct gpt_file *owner;
+	struct list_head node;
+	u32 id;
+	pid_t pid;
+	u64 addr;
+	u64 len;
+	u32 method;
+	u32 flags;
+	u32 nr_requested;
+	u32 nr_pinned;
+	bool dirty;			/* set by UNPIN, applied on release */
+	struct page **pages;
+};
+
+struct gpt_errno_count {
+	int err;			/* positive errno, 0: slot unused */
+	u64 count;
+};
+
+/* Outcomes of PIN for one method and one flag mix. */
+struct gpt_bucket {
+	u64 attempts;
+	u64 refused;			/* 6.1's GUP contract, before GUP */
+	u64 over_limit;			/* E2BIG / ENOSPC, before GUP */
+	u64 nomem;			/* the driver's own allocation failed */
+	u64 full;
+	u64 partial;
+	u64 empty;
+	u64 failed;
+	u64 failed_other;		/* errnos beyond GPT_ERRNO_SLOTS */
+	struct gpt_errno_count errs[GPT_ERRNO_SLOTS];
+};
+
+static DEFINE_MUTEX(gpt_lock);
+static DEFINE_IDR(gpt_idr);
+static u64 gpt_pages_reserved;		/* held + asked for by calls in flight */
+static u64 gpt_pages_pinned;		/* held by pins, live or being released */
+static u64 gpt_pins_live;
+static u64 gpt_pins_created;
+static u64 gpt_unpins;
+static u64 gpt_unpins_dirty;
+static u64 gpt_released_on_close;
+static u64 gpt_bad_requests;
+static struct gpt_bucket gpt_buckets[GUP_PIN_METHOD_COUNT][GPT_NR_FLAG_MIXES];
+static struct dentry *gpt_debugfs;
+
+static const char * const gpt_method_names[GUP_PIN_METHOD_COUNT] = {
+	[GUP_PIN_METHOD_PIN]		= "pin_user_pages",
+	[GUP_PIN_METHOD_PIN_FAST]	= "pin_user_pages_fast",
+	[GUP_PIN_METHOD_GET]		= "get_user_pages",
+	[GUP_PIN_METHOD_GET_FAST]	= "get_user_pages_fast",
+};
+
+/* Indexed by GUP_PIN_FLAG_* bits: WRITE 1, LONGTERM 2, FORCE 4. */
+static const char * const gpt_flag_names[GPT_NR_FLAG_MIXES] = {
+	"none", "WRITE", "LONGTERM", "WRITE|LONGTERM",
+	"FORCE", "WRITE|FORCE", "LONGTERM|FORCE", "WRITE|LONGTERM|FORCE",
+};
+
+#define GPT_ERRNAME(e)	{ e, #e }
+static const struct {
+	int err;
+	const char *name;
+} gpt_errnames[] = {
+	GPT_ERRNAME(EPERM), GPT_ERRNAME(ENOENT), GPT_ERRNAME(EINTR),
+	GPT_ERRNAME(EIO), GPT_ERRNAME(E2BIG), GPT_ERRNAME(EAGAIN),
+	GPT_ERRNAME(ENOMEM), GPT_ERRNAME(EFAULT), GPT_ERRNAME(EBUSY),
+	GPT_ERRNAME(EINVAL), GPT_ERRNAME(ENOSPC), GPT_ERRNAME(ERANGE),
+	GPT_ERRNAME(EOPNOTSUPP), GPT_ERRNAME(EHWPOISON),
+	GPT_ERRNAME(ERESTARTSYS), GPT_ERRNAME(ENOTSUPP),
+};
+
+/* errname() is not exported in 6.1, hence this short table. */
+static const char *gpt_errname(int err)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(gpt_errnames); i++)
+		if (gpt_errnames[i].err == err)
+			return gpt_errnames[i].name;
+	return "UNKNOWN";
+}
+
+static bool gpt_method_pins(u32 method)
+{
+	return method == GUP_PIN_METHOD_PIN ||
+	       method == GUP_PIN_METHOD_PIN_FAST;
+}
+
+static unsigned int gpt_foll_flags(u32 flags)
+{
+	unsigned int foll = 0;
+
+	if (flags & GUP_PIN_FLAG_WRITE)
+		foll |= FOLL_WRITE;
+	if (flags & GUP_PIN_FLAG_LONGTERM)
+		foll |= FOLL_LONGTERM;
+	if (flags & GUP_PIN_FLAG_FORCE)
+		foll |= FOLL_FORCE;
+	return foll;
+}
+
+/*
+ * 6.1's GUP contract.  FOLL_LONGTERM requires FOLL_PIN: is_valid_gup_flags()
+ * WARNs on it and fails with -EINVAL for get_user_pages() and
+ * get_user_pages_fast(), so it is refused here before GUP is called.
+ * FOLL_FORCE is in internal_get_user_pages_fast()'s flag mask and the slow
+ * fallback honours it, so every method takes it.
+ */
+static bool gpt_contract_allows(u32 method, u32 flags)
+{
+	return gpt_method_pins(method) || !(flags & GUP_PIN_FLAG_LONGTERM);
+}
+
+/* Argument checks of PIN that need no bucket; 0 or -EINVAL. */
+static int gpt_check_pin_req(const struct gup_pin_req *req)
+{
+	u64 end;
+
+	if (req->reserved || req->method >= GUP_PIN_METHOD_COUNT ||
+	    (req->flags & ~GUP_PIN_FLAGS_ALL))
+		return -EINVAL;
+	if (!req->len || !PAGE_ALIGNED(req->addr) || !PAGE_ALIGNED(req->len))
+		return -EINVAL;
+	if (check_add_overflow(req->addr, req->len, &end) || end > TASK_SIZE)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Apply the contract and the bounds, and reserve @nr pages against
+ * max_pages_total so that concurrent calls cannot overshoot it.
+ */
+static int gpt_admit_pin(const struct gup_pin_req *req, u64 nr)
+{
+	struct gpt_bucket *b = &gpt_buckets[req->method][req->flags];
+	int ret = 0;
+
+	mutex_lock(&gpt_lock);
+	b->attempts++;
+	if (!gpt_contract_allows(req->method, req->flags)) {
+		b->refused++;
+		ret = -EINVAL;
+	} else if (nr > max_pages_per_pin) {
+		b->over_limit++;
+		ret = -E2BIG;
+	} else if (gpt_pages_reserved + nr > max_pages_total) {
+		b->over_limit++;
+		ret = -ENOSPC;
+	} else {
+		gpt_pages_reserved += nr;
+	}
+	mutex_unlock(&gpt_lock);
+	return ret;
+}
+
+static void gpt_count_errno(struct gpt_bucket *b, int err)
+{
+	int i;
+
+	b->failed++;
+	for (i = 0; i < GPT_ERRNO_SLOTS; i++) {
+		if (b->errs[i].err == err || !b->errs[i].err) {
+			b->errs[i].err = err;
+			b->errs[i].count++;
+			return;
+		}
+	}
+	b->failed_other++;
+}
+
+/* Record what the GUP call returned and give back what it did not take. */
+static void gpt_account_gup(const struct gpt_pin *pin, long ret)
+{
+	struct gpt_bucket *b = &gpt_buckets[pin->method][pin->flags];
+	u32 kept = ret > 0 ? ret : 0;
+
+	mutex_lock(&gpt_lock);
+	if (ret < 0)
+		gpt_count_errno(b, -ret);
+	else if (!ret)
+		b->empty++;
+	else if (ret < pin->nr_requested)
+		b->partial++;
+	else
+		b->full++;
+	gpt_pages_reserved -= pin->nr_requested - kept;
+	gpt_pages_pinned += kept;
+	mutex_unlock(&gpt_lock);
+}
+
+static struct gpt_pin *gpt_pin_alloc(const struct gup_pin_req *req, u32 nr)
+{
+	struct gpt_pin *pin;
+
+	pin = kzalloc(sizeof(*pin), GFP_KERNEL);
+	if (!pin)
+		return NULL;
+	pin->pages = kvcalloc(nr, sizeof(*pin->pages), GFP_KERNEL);
+	if (!pin->pages) {
+		kfree(pin);
+		return NULL;
+	}
+	refcount_set(&pin->ref, 1);
+	INIT_LIST_HEAD(&pin->node);
+	pin->pid = task_tgid_nr(current);
+	pin->addr = req->addr;
+	pin->len = req->len;
+	pin->method = req->method;
+	pin->flags = req->flags;
+	pin->nr_requested = nr;
+	return pin;
+}
+
+static void gpt_pin_free(struct gpt_pin *pin)
+{
+	kvfree(pin->pages);
+	kfree(pin);
+}
+
+/* One GUP call of the requested method; its return value as is. */
+static long gpt_gup(struct gpt_pin *pin)
+{
+	unsigned int foll = gpt_foll_flags(pin->flags);
+	unsigned long start = pin->addr;
+	struct mm_struct *mm = current->mm;
+	long ret;
+
+	switch (pin->method) {
+	case GUP_PIN_METHOD_PIN_FAST:
+		return pin_user_pages_fast(start, pin->nr_requested, foll,
+					   pin->pages);
+	case GUP_PIN_METHOD_GET_FAST:
+		return get_user_pages_fast(start, pin->nr_requested, foll,
+					   pin->pages);
+	}
+
+	/* The slow methods walk VMAs: 6.1 wants mmap_lock held by the caller. */
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	if (pin->method == GUP_PIN_METHOD_PIN)
+		ret = pin_user_pages(start, pin->nr_requested, foll,
+				     pin->pages, NULL);
+	else
+		ret = get_user_pages(start, pin->nr_requested, foll,
+				     pin->pages, NULL);
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+static void gpt_release_pages(struct gpt_pin *pin)
+{
+	u32 i;
+
+	if (gpt_method_pins(pin->method)) {
+		unpin_user_pages_dirty_lock(pin->pages, pin->nr_pinned,
+					    pin->dirty);
+		return;
+	}
+	for (i = 0; i < pin->nr_pinned; i++) {
+		if (pin->dirty)
+			set_page_dirty_lock(pin->pages[i]);
+		put_page(pin->pages[i]);
+	}
+}
+
+static void gpt_pin_put(struct gpt_pin *pin)
+{
+	if (!refcount_dec_and_test(&pin->ref))
+		return;
+	gpt_release_pages(pin);
+	mutex_lock(&gpt_lock);
+	gpt_pages_reserved -= pin->nr_pinned;
+	gpt_pages_pinned -= pin->nr_pinned;
+	mutex_unlock(&gpt_lock);
+	gpt_pin_free(pin);
+}
+
+/* Find pin @id of @gf and take a reference on it, or NULL. */
+static struct gpt_pin *gpt_pin_get(struct gpt_file *gf, u32 id)
+{
+	struct gpt_pin *pin;
+
+	mutex_lock(&gpt_lock);
+	pin = idr_find(&gpt_idr, id);
+	if (pin && pin->owner == gf)
+		refcount_inc(&pin->ref);
+	else
+		pin = NULL;
+	mutex_unlock(&gpt_lock);
+	return pin;
+}
+
+/*
+ * Give @pin an id, tell user space, then make the id findable.  The id is
+ * reserved with a NULL entry first so that, if the copy to user space
+ * fails, the pin can be undone without racing an UNPIN of a guessed id.
+ */
+static int gpt_pin_publish(struct gpt_file *gf, struct gpt_pin *pin,
+			   struct gup_pin_req *req, void __user *argp)
+{
+	int id;
+
+	mutex_lock(&gpt_lock);
+	id = idr_alloc_cyclic(&gpt_idr, NULL, 1, 0, GFP_KERNEL);
+	mutex_unlock(&gpt_lock);
+	if (id < 0)
+		return id;
+
+	pin->id = id;
+	pin->owner = gf;
+	req->id = id;
+	if (copy_to_user(argp, req, sizeof(*req))) {
+		mutex_lock(&gpt_lock);
+		idr_remove(&gpt_idr, id);
+		mutex_unlock(&gpt_lock);
+		return -EFAULT;
+	}
+
+	mutex_lock(&gpt_lock);
+	idr_replace(&gpt_idr, pin, id);
+	list_add_tail(&pin->node, &gf->pins);
+	gpt_pins_live++;
+	gpt_pins_created++;
+	mutex_unlock(&gpt_lock);
+	return 0;
+}
+
+static void gpt_count_bad_request(void)
+{
+	mutex_lock(&gpt_lock);
+	gpt_bad_requests++;
+	mutex_unlock(&gpt_lock);
+}
+
+/*
+ * GUP_PIN_IOC_PIN.  -EINVAL before GUP for malformed requests and for what
+ * 6.1's GUP contract forbids (FOLL_LONGTERM with get_user_pages() or
+ * get_user_pages_fast(): it requires FOLL_PIN, and GUP would WARN); -E2BIG
+ * above max_pages_per_pin, -ENOSPC above max_pages_total.  The GUP call's
+ * negative errno is returned unchanged and nothing is kept.  A partial pin
+ * is kept as it is; a call that took no page keeps nothing and reports id 0.
+ */
+static long gpt_ioctl_pin(struct gpt_file *gf, void __user *argp)
+{
+	struct gup_pin_req req;
+	struct gpt_pin *pin;
+	long ret;
+	u32 nr;
+
+	if (copy_from_user(&req, argp, sizeof(req)))
+		return -EFAULT;
+	ret = gpt_check_pin_req(&req);
+	if (ret) {
+		gpt_count_bad_request();
+		return ret;
+	}
+	/* Fits: end <= TASK_SIZE; over max_pages_per_pin fails admission. */
+	nr = min_t(u64, req.len >> PAGE_SHIFT, U32_MAX);
+	ret = gpt_admit_pin(&req, nr);
+	if (ret)
+		return ret;
+
+	pin = gpt_pin_alloc(&req, nr);
+	if (!pin) {
+		mutex_lock(&gpt_lock);
+		gpt_buckets[req.method][req.flags].nomem++;
+		gpt_pages_reserved -= nr;
+		mutex_unlock(&gpt_lock);
+		return -ENOMEM;
+	}
+
+	ret = gpt_gup(pin);
+	gpt_account_gup(pin, ret);
+	if (ret < 0) {
+		gpt_pin_free(pin);
+		return ret;
+	}
+
+	pin->nr_pinned = ret;
+	req.nr_requested = nr;
+	req.nr_pinned = ret;
+	if (!ret) {
+		gpt_pin_free(pin);
+		req.id = 0;
+		return copy_to_user(argp, &req, sizeof(req)) ? -EFAULT : 0;
+	}
+
+	ret = gpt_pin_publish(gf, pin, &req, argp);
+	if (ret)
+		gpt_pin_put(pin);
+	return ret;
+}
+
+/* GUP_PIN_IOC_UNPIN: -EINVAL for unknown flags, -ENOENT for unknown ids. */
+static long gpt_ioctl_unpin(struct gpt_file *gf, void __user *argp)
+{
+	struct gup_pin_unpin req;
+	struct gpt_pin *pin;
+
+	if (copy_from_user(&req, argp, sizeof(req)))
+		return -EFAULT;
+	if (req.flags & ~GUP_UNPIN_DIRTY)
+		return -EINVAL;
+
+	mutex_lock(&gpt_lock);
+	pin = idr_find(&gpt_idr, req.id);
+	if (!pin || pin->owner != gf) {
+		mutex_unlock(&gpt_lock);
+		return -ENOENT;
+	}
+	idr_remove(&gpt_idr, pin->id);
+	list_del_init(&pin->node);
+	pin->dirty = req.flags & GUP_UNPIN_DIRTY;
+	gpt_pins_live--;
+	gpt_unpins++;
+	if (pin->dirty)
+		gpt_unpins_dirty++;
+	mutex_unlock(&gpt_lock);
+
+	gpt_pin_put(pin);
+	return 0;
+}
+
+/*
+ * Writing to the shared zero page would change the zeros of every process.
+ * huge_zero_page is not exported in 6.1: a large folio with neither an anon
+ * nor a file mapping stands for it.  KSM pages are shared across processes
+ * too.
+ */
+static bool gpt_page_unwritable(struct page *page)
+{
+	struct folio *folio = page_folio(page);
+
+	if (is_zero_page(page) || folio_test_ksm(folio))
+		return true;
+	return folio_test_large(folio) && !folio_test_anon(folio) &&
+	       !folio_test_hugetlb(folio) && !READ_ONCE(folio->mapping);
+}
+
+/* The byte range of @io must lie within the pages actually pinned. */
+static int gpt_check_io(const struct gpt_pin *pin, const struct gup_pin_io *io,
+			bool write)
+{
+	u64 end, i;
+
+	if (check_add_overflow(io->offset, io->len, &end) ||
+	    end > ((u64)pin->nr_pinned << PAGE_SHIFT))
+		return -EINVAL;
+	if (!write)
+		return 0;
+	for (i = io->offset >> PAGE_SHIFT; i < DIV_ROUND_UP(end, PAGE_SIZE); i++)
+		if (gpt_page_unwritable(pin->pages[i]))
+			return -EPERM;
+	return 0;
+}
+
+/*
+ * Copy through a bounce buffer so that no user fault is taken while a page
+ * is kmapped.  The page is not dirtied: UNPIN decides about that.
+ */
+static int gpt_write_page(struct page *page, size_t off, size_t n,
+			  const char __user *ubuf, void *bounce)
+{
+	void *kaddr;
+
+	if (copy_from_user(bounce, ubuf, n))
+		return -EFAULT;
+	kaddr = kmap_local_page(page);
+	memcpy(kaddr + off, bounce, n);
+	kunmap_local(kaddr);
+	flush_dcache_page(page);
+	return 0;
+}
+
+static int gpt_read_page(struct page *page, size_t off, size_t n,
+			 char __user *ubuf, void *bounce)
+{
+	void *kaddr;
+
+	kaddr = kmap_local_page(page);
+	memcpy(bounce, kaddr + off, n);
+	kunmap_local(kaddr);
+	return copy_to_user(ubuf, bounce, n) ? -EFAULT : 0;
+}
+
+static int gpt_copy_pages(struct gpt_pin *pin, const struct gup_pin_io *io,
+			  bool write)
+{
+	char __user *ubuf = u64_to_user_ptr(io->buf);
+	u64 pos = io->offset, end = io->offset + io->len;
+	void *bounce;
+	int ret = 0;
+
+	bounce = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!bounce)
+		return -ENOMEM;
+	while (pos < end && !ret) {
+		struct page *page = pin->pages[pos >> PAGE_SHIFT];
+		size_t off = offset_in_page(pos);
+		size_t n = min_t(u64, PAGE_SIZE - off, end - pos);
+
+		if (write)
+			ret = gpt_write_page(page, off, n, ubuf, bounce);
+		else
+			ret = gpt_read_page(page, off, n, ubuf, bounce);
+		ubuf += n;
+		pos += n;
+		cond_resched();
+	}
+	kfree(bounce);
+	return ret;
+}
+
+/*
+ * GUP_PIN_IOC_WRITE / GUP_PIN_IOC_READ: -ENOENT unknown id, -EINVAL empty or
+ * out of range, -EPERM writing to a zero or KSM page, -EFAULT bad buffer
+ * (a WRITE may then have changed the pages before the fault).
+ */
+static long gpt_ioctl_io(struct gpt_file *gf, void __user *argp, bool write)
+{
+	struct gup_pin_io io;
+	struct gpt_pin *pin;
+	int ret;
+
+	if (copy_from_user(&io, argp, sizeof(io)))
+		return -EFAULT;
+	if (io.reserved || !io.len)
+		return -EINVAL;
+	pin = gpt_pin_get(gf, io.id);
+	if (!pin)
+		return -ENOENT;
+	ret = gpt_check_io(pin, &io, write);
+	if (!ret)
+		ret = gpt_copy_pages(pin, &io, write);
+	gpt_pin_put(pin);
+	return ret;
+}
+
+static u32 gpt_folio_bits(struct folio *folio)
+{
+	u32 bits = 0;
+
+	if (folio_test_dirty(folio))
+		bits |= GUP_PAGE_DIRTY;
+	if (folio_test_writeback(folio))
+		bits |= GUP_PAGE_WRITEBACK;
+	if (folio_test_private(folio))
+		bits |= GUP_PAGE_HAS_BUFFERS;
+	if (folio_maybe_dma_pinned(folio))
+		bits |= GUP_PAGE_MAYBE_DMA_PINNED;
+	if (folio_test_uptodate(folio))
+		bits |= GUP_PAGE_UPTODATE;
+	if (folio_test_lru(folio))
+		bits |= GUP_PAGE_LRU;
+	return bits;
+}
+
+/*
+ * A page cache folio: truncation clears folio->mapping and private under
+ * the folio lock, so holding it keeps the mapping, and so its inode and
+ * super block, alive while they are read.  folio_mapping() is not used: it
+ * maps swap cache folios to a swap address space, which has no host.
+ */
+static int gpt_file_folio_state(struct folio *folio, struct gup_page_state *st)
+{
+	struct address_space *mapping;
+	int ret;
+
+	ret = folio_lock_killable(folio);
+	if (ret)
+		return ret;
+	st->state = gpt_folio_bits(folio);
+	mapping = folio->mapping;
+	if (!mapping || ((unsigned long)mapping & PAGE_MAPPING_FLAGS)) {
+		st->kind = folio_test_hugetlb(folio) ? GUP_PAGE_HUGETLB :
+						       GUP_PAGE_OTHER;
+	} else {
+		if (folio_test_hugetlb(folio))
+			st->kind = GUP_PAGE_HUGETLB;
+		else if (shmem_mapping(mapping))
+			st->kind = GUP_PAGE_SHMEM;
+		else
+			st->kind = GUP_PAGE_FILE;
+		strscpy(st->fs_name, mapping->host->i_sb->s_type->name,
+			sizeof(st->fs_name));
+	}
+	folio_unlock(folio);
+	return 0;
+}
+
+/*
+ * Anon-ness cannot change while the page is held (it would take freeing
+ * the folio), so anon and zero pages are looked at without the folio lock.
+ */
+static int gpt_page_state(struct page *page, struct gup_page_state *st)
+{
+	struct folio *folio = page_folio(page);
+
+	memset(st, 0, sizeof(*st));
+	st->index = folio->index + folio_page_idx(folio, page);
+	st->mapcount = page_mapcount(page);
+	st->refcount = folio_ref_count(folio);
+	if (is_zero_page(page)) {
+		st->kind = GUP_PAGE_OTHER;
+		st->state = gpt_folio_bits(folio);
+		return 0;
+	}
+	if (folio_test_anon(folio)) {
+		st->kind = folio_test_hugetlb(folio) ? GUP_PAGE_HUGETLB :
+						       GUP_PAGE_ANON;
+		st->state = gpt_folio_bits(folio);
+		return 0;
+	}
+	return gpt_file_folio_state(folio, st);
+}
+
+/*
+ * GUP_PIN_IOC_STATE: -ENOENT unknown id, -EINVAL @first not within the
+ * pinned pages, -EFAULT bad @pages, -EINTR killed waiting for a folio lock.
+ */
+static long gpt_ioctl_state(struct gpt_file *gf, void __user *argp)
+{
+	struct gup_pin_state_req req;
+	struct gup_page_state __user *out;
+	struct gup_page_state st;
+	struct gpt_pin *pin;
+	u32 i, count;
+	int ret = 0;
+
+	if (copy_from_user(&req, argp, sizeof(req)))
+		return -EFAULT;
+	if (req.reserved)
+		return -EINVAL;
+	pin = gpt_pin_get(gf, req.id);
+	if (!pin)
+		return -ENOENT;
+	if (req.first >= pin->nr_pinned) {
+		gpt_pin_put(pin);
+		return -EINVAL;
+	}
+
+	count = min(req.count, pin->nr_pinned - req.first);
+	out = u64_to_user_ptr(req.pages);
+	for (i = 0; i < count && !ret; i++) {
+		ret = gpt_page_state(pin->pages[req.first + i], &st);
+		if (!ret && copy_to_user(&out[i], &st, sizeof(st)))
+			ret = -EFAULT;
+	}
+	gpt_pin_put(pin);
+	if (ret)
+		return ret;
+
+	req.count = count;
+	return copy_to_user(argp, &req, sizeof(req)) ? -EFAULT : 0;
+}
+
+static long gpt_ioctl_version(void __user *argp)
+{
+	struct gup_pin_version v = {
+		.abi_version = GUP_PIN_TEST_ABI_VERSION,
+		.page_size = PAGE_SIZE,
+		.max_pages_per_pin = max_pages_per_pin,
+		.max_pages_total = max_pages_total,
+	};
+
+	return copy_to_user(argp, &v, sizeof(v)) ? -EFAULT : 0;
+}
+
+static long gpt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct gpt_file *gf = file->private_data;
+	void __user *argp = (void __user *)arg;
+
+	switch (cmd) {
+	case GUP_PIN_IOC_VERSION:
+		return gpt_ioctl_version(argp);
+	case GUP_PIN_IOC_PIN:
+		return gpt_ioctl_pin(gf, argp);
+	case GUP_PIN_IOC_WRITE:
+		return gpt_ioctl_io(gf, argp, true);
+	case GUP_PIN_IOC_READ:
+		return gpt_ioctl_io(gf, argp, false);
+	case GUP_PIN_IOC_UNPIN:
+		return gpt_ioctl_unpin(gf, argp);
+	case GUP_PIN_IOC_STATE:
+		return gpt_ioctl_state(gf, argp);
+	}
+	return -ENOTTY;
+}
+
+static int gpt_open(struct inode *inode, struct file *file)
+{
+	struct gpt_file *gf;
+
+	gf = kzalloc(sizeof(*gf), GFP_KERNEL);
+	if (!gf)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&gf->pins);
+	file->private_data = gf;
+	return nonseekable_open(inode, file);
+}
+
+/* The last reference to the file is gone: unpin everything, no dirtying. */
+static int gpt_release(struct inode *inode, struct file *file)
+{
+	struct gpt_file *gf = file->private_data;
+	struct gpt_pin *pin, *next;
+	LIST_HEAD(doomed);
+
+	mutex_lock(&gpt_lock);
+	list_for_each_entry_safe(pin, next, &gf->pins, node) {
+		idr_remove(&gpt_idr, pin->id);
+		list_move_tail(&pin->node, &doomed);
+		gpt_pins_live--;
+		gpt_released_on_close++;
+	}
+	mutex_unlock(&gpt_lock);
+
+	list_for_each_entry_safe(pin, next, &doomed, node) {
+		list_del_init(&pin->node);
+		gpt_pin_put(pin);
+	}
+	kfree(gf);
+	return 0;
+}
+
+static const struct file_operations gpt_fops = {
+	.owner		= THIS_MODULE,
+	.open		= gpt_open,
+	.release	= gpt_release,
+	.unlocked_ioctl	= gpt_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= no_llseek,
+};
+
+static struct miscdevice gpt_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "gup_test",
+	.fops	= &gpt_fops,
+	.mode	= 0600,
+};
+
+/* debugfs "pins": one line per live pin, see docs/ABI/debugfs-gup_pin_test. */
+static int pins_show(struct seq_file *m, void *unused)
+{
+	struct gpt_pin *pin;
+	int id;
+
+	mutex_lock(&gpt_lock);
+	idr_for_each_entry(&gpt_idr, pin, id)
+		seq_printf(m, "id=%u pid=%d addr=0x%llx len=%llu method=%s flags=%s ref=%s pinned=%u requested=%u\n",
+			   pin->id, pin->pid, pin->addr, pin->len,
+			   gpt_method_names[pin->method],
+			   gpt_flag_names[pin->flags],
+			   gpt_method_pins(pin->method) ? "pin" : "get",
+			   pin->nr_pinned, pin->nr_requested);
+	mutex_unlock(&gpt_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pins);
+
+static void gpt_show_bucket(struct seq_file *m, u32 method, u32 flags)
+{
+	const struct gpt_bucket *b = &gpt_buckets[method][flags];
+	const char *mn = gpt_method_names[method];
+	const char *fn = gpt_flag_names[flags];
+	int i;
+
+	seq_printf(m, "pin method=%s flags=%s attempts=%llu refused=%llu over_limit=%llu nomem=%llu full=%llu partial=%llu empty=%llu failed=%llu\n",
+		   mn, fn, b->attempts, b->refused, b->over_limit, b->nomem,
+		   b->full, b->partial, b->empty, b->failed);
+	for (i = 0; i < GPT_ERRNO_SLOTS && b->errs[i].err; i++)
+		seq_printf(m, "pin_error method=%s flags=%s errno=%d name=%s count=%llu\n",
+			   mn, fn, b->errs[i].err, gpt_errname(b->errs[i].err),
+			   b->errs[i].count);
+	if (b->failed_other)
+		seq_printf(m, "pin_error method=%s flags=%s errno=0 name=OTHER count=%llu\n",
+			   mn, fn, b->failed_other);
+}
+
+/* debugfs "counters": see docs/ABI/debugfs-gup_pin_test. */
+static int counters_show(struct seq_file *m, void *unused)
+{
+	u32 method, flags;
+
+	mutex_lock(&gpt_lock);
+	seq_printf(m, "total pins_live=%llu pages_pinned=%llu pins_created=%llu unpins=%llu unpins_dirty=%llu released_on_close=%llu bad_requests=%llu\n",
+		   gpt_pins_live, gpt_pages_pinned, gpt_pins_created,
+		   gpt_unpins, gpt_unpins_dirty, gpt_released_on_close,
+		   gpt_bad_requests);
+	for (method = 0; method < GUP_PIN_METHOD_COUNT; method++)
+		for (flags = 0; flags < GPT_NR_FLAG_MIXES; flags++)
+			gpt_show_bucket(m, method, flags);
+	mutex_unlock(&gpt_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(counters);
+
+static int version_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "abi_version=%u page_size=%lu max_pages_per_pin=%u max_pages_total=%u\n",
+		   GUP_PIN_TEST_ABI_VERSION, PAGE_SIZE, max_pages_per_pin,
+		   max_pages_total);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(version);
+
+static void gpt_debugfs_create(void)
+{
+	gpt_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("pins", 0400, gpt_debugfs, NULL, &pins_fops);
+	debugfs_create_file("counters", 0400, gpt_debugfs, NULL,
+			    &counters_fops);
+	debugfs_create_file("version", 0444, gpt_debugfs, NULL,
+			    &version_fops);
+}
+
+static int __init gpt_init(void)
+{
+	int ret;
+
+	BUILD_BUG_ON(GUP_PIN_FLAGS_ALL != 7);
+	if (!max_pages_per_pin || max_pages_per_pin > max_pages_total ||
+	    max_pages_total > GPT_PAGES_LIMIT) {
+		pr_err("need 0 < max_pages_per_pin <= max_pages_total <= %lu\n",
+		       GPT_PAGES_LIMIT);
+		return -EINVAL;
+	}
+	gpt_debugfs_create();
+	ret = misc_register(&gpt_misc);
+	if (ret)
+		debugfs_remove_recursive(gpt_debugfs);
+	return ret;
+}
+
+/* No file can be open here: the misc device holds a module reference. */
+static void __exit gpt_exit(void)
+{
+	misc_deregister(&gpt_misc);
+	debugfs_remove_recursive(gpt_debugfs);
+	idr_destroy(&gpt_idr);
+}
+
+module_init(gpt_init);
+module_exit(gpt_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("gup-lab");
+MODULE_DESCRIPTION("Take user pages with GUP and write them behind the file system's back");
