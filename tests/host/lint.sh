@@ -1,0 +1,50 @@
+#!/bin/bash
+# Host-side checks that need no guest: shell scripts shellcheck clean, the
+# module checkpatch clean and warning-free against Debian's headers, the
+# patches applying to a pristine tree with no fuzz.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. qemu/lib.sh
+. tests/tap.sh
+
+mapfile -t scripts < <(git ls-files '*.sh' .ci/run rootfs/init)
+if out=$(shellcheck -x "${scripts[@]}" 2>&1); then
+	tap_ok "shellcheck: ${#scripts[@]} scripts clean"
+else
+	tap_not_ok "shellcheck"
+	printf '%s\n' "$out" | head -40 | sed 's/^/# /'
+fi
+
+tree=$(patches/unpack-source.sh)
+out=$(perl "$tree/scripts/checkpatch.pl" --no-tree --strict -f \
+	module/gup_pin_test.c module/uapi/gup_pin_test.h 2>&1 || true)
+tap_like "$out" 'total: 0 errors, 0 warnings, 0 checks' "checkpatch --strict: module/gup_pin_test.c"
+
+if out=$(module/build.sh headers 2>&1); then
+	tap_ok "gup_pin_test.ko builds with W=1, no warnings, against Debian's linux-headers"
+else
+	tap_not_ok "gup_pin_test.ko against Debian's linux-headers"
+	printf '%s\n' "$out" | tail -20 | sed 's/^/# /'
+fi
+
+for f in $(all_flavours); do
+	for s in $(flavour_series "$f"); do
+		work=$(mktemp -d)
+		cp -al "$tree" "$work/t"
+		ok=1
+		for p in patches/"$s"/*.patch; do
+			out=$(patch -d "$work/t" -p1 -F0 --dry-run <"$p" 2>&1) || ok=0
+			# An offset is tolerated by -F0 but means the context moved.
+			! grep -qE 'fuzz|offset' <<<"$out" || ok=0
+			patch -d "$work/t" -p1 -F0 -s --no-backup-if-mismatch <"$p" >/dev/null 2>&1 || ok=0
+		done
+		rm -rf "$work"
+		if [ "$ok" = 1 ]; then
+			tap_ok "$f: series $s applies to pristine $(source_pkg_version) with no fuzz or offset"
+		else
+			tap_not_ok "$f: series $s does not apply cleanly"
+		fi
+	done
+done
+
+tap_done
