@@ -80,7 +80,7 @@ done
 if [ "$interactive" = 1 ]; then
 	echo interactive >"$ctl/mode"
 	printf '%s\n' "${cmd:-true}" 'echo "gup-lab shell: exit or Ctrl-D powers off"' \
-		'exec bash -l' >"$ctl/run.sh"
+		'exec bash -i' >"$ctl/run.sh"
 else
 	printf '%s\n' "$cmd" >"$ctl/run.sh"
 fi
