@@ -1,7 +1,8 @@
 #!/bin/bash
 # Put what a guest run needs into DIR (it becomes /lab in the guest):
 # gup_pin_test.ko built for FLAVOUR, bin/gupctl and the guest-side test
-# programs (static: the guest is a bare Debian minbase).
+# programs and the kernel's gup_test (static: the guest is a bare Debian
+# minbase).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -18,5 +19,10 @@ for src in "$LAB_ROOT"/tests/guest/*.c; do
 	gcc -O2 -Wall -Wextra -Werror -static -pthread \
 		-I"$LAB_ROOT/module/uapi" -o "$dir/bin/$(basename "$src" .c)" "$src"
 done
+# The kernel's own gup_test user tool, from this flavour's tree, for the
+# matrix's cross-check (never committed: built at run time).
+src=$("$LAB_ROOT/patches/build-flavour.sh" "$flavour")/src
+gcc -O2 -static -pthread -I"$src" -I"$src/tools/testing/selftests/vm" \
+	-o "$dir/bin/gup_test" "$src/tools/testing/selftests/vm/gup_test.c"
 # The guest's lab scripts (setup for shells, test bodies) travel along.
 cp "$LAB_ROOT"/qemu/guest-*.sh "$dir/bin/" 2>/dev/null || true
