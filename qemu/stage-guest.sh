@@ -24,5 +24,9 @@ done
 src=$("$LAB_ROOT/patches/build-flavour.sh" "$flavour")/src
 gcc -O2 -static -pthread -I"$src" -I"$src/tools/testing/selftests/vm" \
 	-o "$dir/bin/gup_test" "$src/tools/testing/selftests/vm/gup_test.c"
+# gup_test -F takes raw FOLL_* bits, which are not uapi: read this tree's.
+awk '$1 == "#define" && $2 == "FOLL_LONGTERM" { print $3 }' \
+	"$src/include/linux/mm.h" >"$dir/foll_longterm"
+[ -s "$dir/foll_longterm" ] || die "FOLL_LONGTERM not found in $src/include/linux/mm.h"
 # The guest's lab scripts (setup for shells, test bodies) travel along.
 cp "$LAB_ROOT"/qemu/guest-*.sh "$dir/bin/" 2>/dev/null || true

@@ -21,6 +21,13 @@ static const struct command commands[] = {
 	  "pin pages of a file or memory, show the kernel's answer, unpin" },
 	{ "status", cmd_status, cmd_status_help,
 	  "show the driver's debugfs pins and counters" },
+	{ "matrix", cmd_matrix, cmd_matrix_help,
+	  "run every GUP matrix cell, compare with a policy (KTAP, TSV, JSON)" },
+	{ "report", cmd_report, cmd_report_help,
+	  "turn matrix TSVs into docs/matrix.md and a heatmap SVG (no device)" },
+	{ "xcheck", cmd_xcheck, cmd_xcheck_help,
+	  "cross-check the matrix with the kernel's own gup_test" },
+	{ "repro", cmd_repro, cmd_repro_help, "the 2018 ext4 crash and its 6.1 data loss, step by step" },
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -87,8 +94,9 @@ static void main_help(FILE *f)
 		"  -h, --help  this help\n"
 		"  --version   print the gup_pin_test ABI version gupctl speaks\n"
 		"\n"
-		"Exit status: 0 done, 1 refused by the kernel, 2 usage error,\n"
-		"3 device missing or of another ABI version.\n");
+		"Exit status: 0 done, 1 refused by the kernel (matrix, report:\n"
+		"some cell not as expected), 2 usage error, 3 device missing or\n"
+		"of another ABI version.  Each command's help says more.\n");
 }
 
 static const struct command *find_command(const char *name)
