@@ -101,14 +101,15 @@ qemu=(qemu-system-x86_64 -machine q35 -m "$memory" -smp 2 -nodefaults
 kvm_works() {
 	[ -w /dev/kvm ] || return 1
 	# A KVM guest on these machines can hang silently: probe first.
-	timeout 30 qemu-system-x86_64 -machine q35,accel=kvm -cpu host -m 256 \
+	# (a subshell: bash would report a QEMU abort on our stderr)
+	(timeout 30 qemu-system-x86_64 -machine q35,accel=kvm -cpu host -m 256 \
 		-nodefaults -no-reboot -display none -serial none \
 		-serial "file:$out/kvm-probe" -kernel "$kdir/build/arch/x86/boot/bzImage" \
 		-append "console=ttyS0 panic=-1 root=/dev/vda init=/sbin/gup-lab-init" \
 		-drive "file=$rootfs,if=virtio,format=raw,snapshot=on" \
 		-drive "file=$out/scratch.img,if=virtio,format=raw,snapshot=on" \
 		-drive "file=$out/control.img,if=virtio,format=raw,snapshot=on" \
-		>/dev/null 2>&1 || return 1
+		>/dev/null 2>&1 || exit 1) 2>/dev/null || return 1
 	grep -q '^GUP-LAB-EXIT' "$out/kvm-probe"
 }
 if [ "$use_kvm" = 1 ] && kvm_works; then
