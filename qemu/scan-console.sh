@@ -44,9 +44,12 @@ excerpt=$(sed -n "$((first > 2 ? first - 2 : 1)),$((first + 60))p" "$log" |
 echo "---- kernel report (line $first of $log) ----"
 if [ -n "$kdir" ] && [ -x "$kdir/src/scripts/decode_stacktrace.sh" ] &&
 	[ -f "$kdir/build/vmlinux" ]; then
-	# decode_stacktrace.sh turns func+0x12/0x40 into file:line.
-	echo "$excerpt" | "$kdir/src/scripts/decode_stacktrace.sh" \
-		"$kdir/build/vmlinux" "$kdir/src" 2>/dev/null || echo "$excerpt"
+	# decode_stacktrace.sh turns func+0x12/0x40 into file:line.  Objects
+	# ccache shared with another flavour's build name that build's
+	# directory: keep the path from the source root on.
+	{ echo "$excerpt" | "$kdir/src/scripts/decode_stacktrace.sh" \
+		"$kdir/build/vmlinux" "$kdir/src" 2>/dev/null || echo "$excerpt"; } |
+		sed -E 's#[^ (]*/kernels/[^/ ]+/(build/\.\./)?src/##g'
 else
 	echo "$excerpt"
 fi
