@@ -225,10 +225,13 @@ frames() {
 		sub(/ .*/, "", fn)
 		sub(/\+0x.*/, "", fn)
 		loc = ""
-		while (match(s, /\/src\/[^ :()]+:[0-9]+/)) {
-			loc = substr(s, RSTART + 5, RLENGTH - 5)
+		# the last "dir/file.c:line" of the decoded frame, from the
+		# source root on (scan-console.sh already strips cache paths)
+		while (match(s, /[A-Za-z0-9_.\/-]+\.[chS]:[0-9]+/)) {
+			loc = substr(s, RSTART, RLENGTH)
 			s = substr(s, RSTART + RLENGTH)
 		}
+		sub(/^.*src\//, "", loc)
 		if (loc == "" && s ~ / gup_pin_test/)
 			loc = "gup_pin_test.ko"
 		print fn (loc != "" ? " (" loc ")" : "")
