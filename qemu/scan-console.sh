@@ -24,7 +24,7 @@ first=
 for entry in "${patterns[@]}"; do
 	kind=${entry%%:*}
 	re=${entry#*:}
-	line=$(grep -nE "$re" "$log" | head -1 || true)
+	line=$(grep -m1 -nE "$re" "$log" || true)
 	if [ -n "$line" ]; then
 		verdict=$kind
 		first=${line%%:*}
@@ -35,12 +35,12 @@ echo "verdict=$verdict"
 [ "$verdict" = clean ] && exit 0
 
 # The report a human wants is the earliest one, whatever its kind.
-earliest=$(grep -nE 'Kernel panic|kernel BUG at|BUG: |general protection fault|Oops|INFO: task .* blocked|WARNING: |UBSAN: ' \
-	"$log" | head -1 | cut -d: -f1)
+earliest=$(grep -m1 -nE 'Kernel panic|kernel BUG at|BUG: |general protection fault|Oops|INFO: task .* blocked|WARNING: |UBSAN: ' \
+	"$log" | cut -d: -f1)
 first=${earliest:-$first}
 echo "first_report=$(sed -n "${first}p" "$log" | tr -d '\r')"
 excerpt=$(sed -n "$((first > 2 ? first - 2 : 1)),$((first + 60))p" "$log" |
-	tr -d '\r' | sed '/---\[ end trace/q')
+	tr -d '\r' | sed -n '1,/---\[ end trace/p')
 echo "---- kernel report (line $first of $log) ----"
 if [ -n "$kdir" ] && [ -x "$kdir/src/scripts/decode_stacktrace.sh" ] &&
 	[ -f "$kdir/build/vmlinux" ]; then

@@ -238,11 +238,15 @@ frames() {
 	}
 	/RIP: [0-9a-f]+:/ && !rip { sub(/.*RIP: [0-9a-f]+:/, ""); frame($0); rip = 1; next }
 	/Call Trace:/ { ct = 1; next }
-	ct && /<\/TASK>|---\[ end trace/ { exit }
+	ct && /<\/TASK>|---\[ end trace/ { ct = 0; done = 1 }
+	done { next }
 	ct && /<TASK>/ { next }
 	ct { sub(/^\[[^]]*\] *(\? )?/, ""); frame($0) }' |
 		grep -vE '^(asm_|__wake_up|update_|set_next_entity|schedule|__schedule|pick_next|finish_task_switch)' |
-		awk '{ print } /^__x64_sys_|^do_syscall_64|_ioctl \(gup_pin_test\.ko\)/ { exit }' | head -10
+		# read to the end, never exit early: under pipefail a writer
+		# killed by SIGPIPE would fail the whole measurement
+		awk '!done && n < 10 { print; n++ }
+			/^__x64_sys_|^do_syscall_64|_ioctl \(gup_pin_test\.ko\)/ { done = 1 }'
 }
 
 join_frames() {

@@ -32,7 +32,8 @@ tap_like() {
 	else
 		tap_not_ok "$3"
 		echo "#   '$2' not found in:"
-		printf '%s\n' "$1" | head -20 | sed 's/^/#     /'
+		# sed reads everything: no early exit, no SIGPIPE under pipefail
+		printf '%s\n' "$1" | sed -n '1,20s/^/#     /p'
 	fi
 }
 
