@@ -20,6 +20,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=../qemu/lib.sh
 . qemu/lib.sh
+# report_get, shared with the test suites
+# shellcheck source=tap.sh
+. tests/tap.sh
 
 usage() {
 	cat <<USAGE
@@ -90,11 +93,6 @@ if [ -z "$out" ]; then
 fi
 mkdir -p "$out"
 
-# report_get FILE KEY: a value from a qemu/run.sh --report file.
-report_get() {
-	sed -n "s/^$2=//p" "$1" | head -1
-}
-
 # cell_label R M L W: "pin-fast+longterm+write", "move-ext:get+write"
 cell_label() {
 	local s=$2
@@ -102,20 +100,6 @@ cell_label() {
 	[ "$3" = no ] || s+=+longterm
 	[ "$4" = no ] || s+=+write
 	echo "$s"
-}
-
-# cell_file R M L W: the file gupctl repro writes, relative to /mnt/ext4
-# (userspace/cmd_repro.c:
-# repro-[move-ext-]<method>-<none|longterm|write|longterm-write>.dat)
-cell_file() {
-	local f=none p=''
-	case $3:$4 in
-	yes:yes) f=longterm-write ;;
-	yes:no) f=longterm ;;
-	no:yes) f='write' ;;
-	esac
-	[ "$1" = read ] || p="$1-"
-	echo "repro-$p$2-$f.dat"
 }
 
 cell_args() {
@@ -186,31 +170,17 @@ expect() {
 	fi
 }
 
-# The two patterns, exactly as gupctl repro writes them.
-pattern() {
-	local i
-	for i in $(seq 0 63); do
-		printf '%-63s\n' "$(printf 'gup-lab repro %s line %02d' "$1" "$i")"
-	done
-}
-pattern OLD >"$out/pattern-old"
-pattern NEW >"$out/pattern-new"
-
-# host_read IMAGE FILE: the file as e2fsprogs reads it from the image:
-# new, old, mixed (whole lines of both), zeros, other, or missing.
+# host_read IMAGE FILE: the file as e2fsprogs reads it from the image,
+# judged by the same code as in the guest (gupctl repro --classify): new,
+# old, mixed, zeros, other, or missing.
 host_read() {
-	local got=$out/host-read nl no n
-	if ! debugfs -R "cat /$2" "$1" >"$got" 2>/dev/null || [ ! -s "$got" ]; then
+	local got=$out/host-read
+	if [ -z "$2" ] || ! debugfs -R "cat /$2" "$1" >"$got" 2>/dev/null ||
+		[ ! -s "$got" ]; then
 		echo missing
 		return
 	fi
-	if cmp -s "$got" "$out/pattern-new"; then echo new; return; fi
-	if cmp -s "$got" "$out/pattern-old"; then echo old; return; fi
-	if [ "$(tr -d '\0' <"$got" | wc -c)" = 0 ]; then echo zeros; return; fi
-	n=$(wc -l <"$got")
-	nl=$(grep -cxF -f "$out/pattern-new" "$got" || true)
-	no=$(grep -cxF -f "$out/pattern-old" "$got" || true)
-	if [ "$n" = 64 ] && [ $((nl + no)) = 64 ]; then echo mixed; else echo other; fi
+	userspace/gupctl repro ext4-2018 --classify "$got"
 }
 
 # frames: a decoded report on stdin (qemu/scan-console.sh), one
@@ -257,7 +227,7 @@ join_frames() {
 # reads) and trace (the kernel's report, trimmed).
 measure() {
 	local dir=$6 con rep verdict status result pinned host guest direct evicted
-	local loc kdir n last_step
+	local loc kdir n last_step file
 	con=$dir/console.log
 	rep=$dir/report
 	meas='' detail='' trace='' reads=''
@@ -274,7 +244,9 @@ measure() {
 	guest=$(sed -n 's/.* guest-read=\([^ ]*\).*/\1/p' <<<"$result")
 	direct=$(sed -n 's/.* direct-read=\([^ ]*\).*/\1/p' <<<"$result")
 	evicted=$(sed -n 's/.* evicted-read=\([^ ]*\).*/\1/p' <<<"$result")
-	host=$(host_read "$dir/scratch.img" "$(cell_file "$2" "$3" "$4" "$5")")
+	# the file's path as the guest printed it first, relative to /mnt/ext4
+	file=$(tr -d '\r' <"$con" | sed -n 's|^repro-file: /mnt/ext4/||p')
+	host=$(host_read "$dir/scratch.img" "${file%%$'\n'*}")
 	last_step=$(tr -d '\r' <"$con" | grep -a '^repro-step' | tail -1 | sed 's/^repro-step \([0-9]*\): \([a-zA-Z_]*\).*/\1 \2/')
 	if [ -n "$result" ]; then
 		detail="guest: pinned=$pinned pread=$guest O_DIRECT=$direct after-evict=$evicted"

@@ -64,6 +64,7 @@ struct repro_opts {
 	unsigned int flags;		/* GUP_PIN_FLAG_WRITE / _LONGTERM */
 	enum repro_route route;
 	const char *dir;
+	const char *classify;		/* --classify FILE, or NULL */
 };
 
 static const struct {
@@ -78,7 +79,7 @@ static const struct {
 
 #define NR_REPRO_METHODS	(sizeof(repro_methods) / sizeof(repro_methods[0]))
 
-enum { OPT_METHOD = 256, OPT_LONGTERM, OPT_WRITE, OPT_DIR, OPT_ROUTE };
+enum { OPT_METHOD = 256, OPT_LONGTERM, OPT_WRITE, OPT_DIR, OPT_ROUTE, OPT_CLASSIFY };
 
 static const struct option repro_options[] = {
 	{ "method",	required_argument,	NULL, OPT_METHOD },
@@ -86,6 +87,7 @@ static const struct option repro_options[] = {
 	{ "write",	no_argument,		NULL, OPT_WRITE },
 	{ "dir",	required_argument,	NULL, OPT_DIR },
 	{ "route",	required_argument,	NULL, OPT_ROUTE },
+	{ "classify",	required_argument,	NULL, OPT_CLASSIFY },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -135,9 +137,15 @@ void cmd_repro_help(FILE *f)
 "  --route R    read (default): the page comes from a read fault after a\n"
 "               cache drop, without buffers; move-ext: see above\n"
 "  --dir DIR    an ext4 directory for the file (default /mnt/ext4)\n"
+"  --classify FILE\n"
+"               run nothing: print how FILE's first page compares with\n"
+"               the two patterns (new, old, mixed, zeros, other) and exit;\n"
+"               no device needed (the host uses it on the file it reads\n"
+"               back from the guest's scratch image)\n"
 "  -h, --help   this help\n"
 "\n"
-"The last lines are machine readable:\n"
+"The first line and the last lines are machine readable:\n"
+"  repro-file: PATH\n"
 "  repro-result: pinned=yes|ERRNO guest-read=new|old|mixed|zeros|other\n"
 "                direct-read=... evicted-read=... file=PATH\n"
 "\n"
@@ -183,6 +191,9 @@ static int parse_repro_opts(int argc, char **argv, struct repro_opts *o)
 			break;
 		case OPT_DIR:
 			o->dir = optarg;
+			break;
+		case OPT_CLASSIFY:
+			o->classify = optarg;
 			break;
 		case OPT_ROUTE:
 			if (!strcmp(optarg, "read"))
@@ -272,6 +283,35 @@ static const char *classify(const char *buf, size_t len, const char *old_pat,
 	if (nr_old + nr_new == nr_lines)
 		return "mixed";
 	return "other";
+}
+
+/* --classify: the same verdict the guest prints, for a file read elsewhere. */
+static int classify_file(const char *path)
+{
+	size_t ps = getpagesize(), len = 0;
+	char *old_pat = malloc(ps), *new_pat = malloc(ps), *buf = malloc(ps);
+	ssize_t n = 1;
+	int fd = open(path, O_RDONLY), ret = GUPCTL_EXIT_OK;
+
+	if (fd < 0 || !old_pat || !new_pat || !buf) {
+		fprintf(stderr, "gupctl repro: --classify %s: %s (%s)\n", path,
+			errno_name(errno), strerror(errno));
+		ret = GUPCTL_EXIT_USAGE;
+		goto out;
+	}
+	while (len < ps && (n = read(fd, buf + len, ps - len)) > 0)
+		len += n;
+	fill_pattern(old_pat, ps, "OLD");
+	fill_pattern(new_pat, ps, "NEW");
+	/* A short file is no page of either pattern. */
+	puts(n < 0 || len < ps ? "other" : classify(buf, ps, old_pat, new_pat));
+out:
+	if (fd >= 0)
+		close(fd);
+	free(old_pat);
+	free(new_pat);
+	free(buf);
+	return ret;
 }
 
 struct repro {
@@ -586,6 +626,8 @@ int cmd_repro(int argc, char **argv)
 	ret = parse_repro_opts(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? GUPCTL_EXIT_OK : ret;
+	if (o.classify)
+		return classify_file(o.classify);
 	if (statfs(o.dir, &sfs) < 0)
 		return usage_error("repro", "cannot statfs --dir %s: %s (%s)", o.dir,
 				   errno_name(errno), strerror(errno));
@@ -621,6 +663,7 @@ int cmd_repro(int argc, char **argv)
 	fill_pattern(r.new_pat, r.ps, "NEW");
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("repro-file: %s\n", r.path);
 	policy = gup_file_write_policy();
 	printf("repro ext4-2018: route %s, method %s, flags %s, kernel %s, GUP file-write policy %s, fs block size %ld\n",
 	       o.route == ROUTE_MOVE_EXT ? "move-ext" : "read",

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "gupctl.h"
+#include "matrix_tsv.h"
 
 #define XCHECK_FILE_SIZE	(1 << 20)
 #define XCHECK_MAX_ARGS		16
@@ -26,6 +27,7 @@ struct xcheck {
 	policy_fn policy;
 	const char *gup_test;		/* path of the gup_test binary */
 	const char *tsv;		/* our matrix's TSV, or NULL */
+	struct rflavour *matrix;	/* that TSV, read once */
 	const char *dirs[BACKING_COUNT];/* file for file backings */
 	unsigned long foll_longterm;	/* FOLL_LONGTERM of the running kernel */
 	int n, failed;
@@ -198,35 +200,15 @@ static int run_gup_test(const struct xcheck *x, const struct cell *c,
 	return 0;
 }
 
-/* Our driver's measured outcome for @c from the matrix TSV, or NULL. */
-static const char *driver_outcome(const struct xcheck *x, const struct cell *c,
-				  char *buf, size_t size)
+/* Our driver's measured outcome for @c in the matrix TSV, or NULL. */
+static const char *driver_outcome(const struct xcheck *x, const struct cell *c)
 {
-	char line[4096], flags[64];
-	const char *want[] = { gup_method_name(c->method),
-			       gup_flags_str(c->flags, flags, sizeof(flags)),
-			       backing_name(c->backing), state_name(c->state) };
-	const char *found = NULL;
-	FILE *f = x->tsv ? fopen(x->tsv, "r") : NULL;
+	const struct rcell *rc;
 
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		char *col[MCOL_COUNT] = { 0 }, *save = NULL, *tok;
-		int i = 0;
-
-		for (tok = strtok_r(line, "\t\n", &save); tok && i < MCOL_COUNT;
-		     tok = strtok_r(NULL, "\t\n", &save))
-			col[i++] = tok;
-		if (i < MCOL_COUNT - 1 || strcmp(col[MCOL_METHOD], want[0]) ||
-		    strcmp(col[MCOL_FLAGS], want[1]) ||
-		    strcmp(col[MCOL_BACKING], want[2]) ||
-		    strcmp(col[MCOL_STATE], want[3]))
-			continue;
-		snprintf(buf, size, "%s", col[MCOL_MEASURED]);
-		found = buf;
-	}
-	if (f)
-		fclose(f);
-	return found;
+	if (!x->matrix)
+		return NULL;
+	rc = &x->matrix->cells[matrix_index(c)];
+	return rc->present ? matrix_outcome_name(rc->measured) : NULL;
 }
 
 static const char *expected_outcome(const struct expectation *e)
@@ -238,7 +220,7 @@ static void check_cell(struct xcheck *x, const struct cell *c)
 {
 	struct expectation e = x->policy(c);
 	const char *got = "error", *ours;
-	char flags[64], buf[32];
+	char flags[64];
 	bool ok;
 	int ret;
 
@@ -255,7 +237,7 @@ static void check_cell(struct xcheck *x, const struct cell *c)
 		}
 	}
 	ret = run_gup_test(x, c, &got);
-	ours = driver_outcome(x, c, buf, sizeof(buf));
+	ours = driver_outcome(x, c);
 	ok = !ret && !strcmp(got, expected_outcome(&e)) &&
 	     (!ours || !strcmp(ours, got));
 	printf("%s %d - gup_test %s %s %s %s: %s, expected %s, our driver %s\n",
@@ -351,6 +333,14 @@ int cmd_xcheck(int argc, char **argv)
 	if (access(x.gup_test, X_OK))
 		return usage_error("xcheck", "%s: %s: build it from the kernel tree",
 				   x.gup_test, errno_name(-errno));
+	if (x.tsv) {
+		x.matrix = calloc(1, sizeof(*x.matrix));
+		if (!x.matrix)
+			return usage_error("xcheck", "out of memory (ENOMEM)");
+		ret = matrix_read_tsv(x.tsv, x.matrix, "xcheck");
+		if (ret)
+			return ret;
+	}
 	printf("TAP version 13\n# gup_test cross-check\n");
 	for (i = 0; i < MATRIX_NR_CELLS; i++) {
 		matrix_cell(i, &c);
