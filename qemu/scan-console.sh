@@ -20,24 +20,19 @@ patterns=(
 )
 
 verdict=clean
-first=
+any=''
 for entry in "${patterns[@]}"; do
-	kind=${entry%%:*}
 	re=${entry#*:}
-	line=$(grep -m1 -nE "$re" "$log" || true)
-	if [ -n "$line" ]; then
-		verdict=$kind
-		first=${line%%:*}
-		break
+	any+="${any:+|}$re"
+	if [ "$verdict" = clean ] && grep -qE "$re" "$log"; then
+		verdict=${entry%%:*}
 	fi
 done
 echo "verdict=$verdict"
 [ "$verdict" = clean ] && exit 0
 
 # The report a human wants is the earliest one, whatever its kind.
-earliest=$(grep -m1 -nE 'Kernel panic|kernel BUG at|BUG: |general protection fault|Oops|INFO: task .* blocked|WARNING: |UBSAN: ' \
-	"$log" | cut -d: -f1)
-first=${earliest:-$first}
+first=$(grep -m1 -nE "$any" "$log" | cut -d: -f1)
 echo "first_report=$(sed -n "${first}p" "$log" | tr -d '\r')"
 excerpt=$(sed -n "$((first > 2 ? first - 2 : 1)),$((first + 60))p" "$log" |
 	tr -d '\r' | sed -n '1,/---\[ end trace/p')
