@@ -31,13 +31,13 @@ shell: all
 
 # Boot every flavour once and report each verdict.
 boot: all
-	@qemu/boot-all.sh
+	@jobs/boot.sh
 
 matrix: all
-	@tests/matrix.sh
+	@jobs/matrix.sh
 
 repro: all
-	@tests/repro.sh
+	@jobs/repro.sh
 
 check: deps
 	@tests/run.sh

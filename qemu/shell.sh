@@ -8,7 +8,7 @@ set -euo pipefail
 [ $# -eq 1 ] || die "usage: $0 FLAVOUR"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-"$LAB_ROOT/qemu/stage-guest.sh" "$1" "$stage"
+"$LAB_ROOT/rootfs/stage-guest.sh" "$1" "$stage"
 echo "gup-lab: booting $1; in the guest try: gupctl pin --longterm --write /mnt/ext4/file.img" >&2
 exec "$LAB_ROOT/qemu/run.sh" --flavour "$1" --interactive --files "$stage" \
 	--exec 'bash /lab/bin/guest-setup.sh && cd /mnt/ext4'

@@ -12,7 +12,7 @@ trap 'rm -rf "$work"' EXIT
 
 for f in $(all_flavours); do
 	stage=$work/$f.stage
-	qemu/stage-guest.sh "$f" "$stage"
+	rootfs/stage-guest.sh "$f" "$stage"
 	set +e
 	qemu/run.sh --flavour "$f" --quiet --timeout 600 --files "$stage" \
 		--report "$work/$f.report" --exec '

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The GUP matrix on every flavour (tests/matrix.sh, the same job as `make
+# The GUP matrix on every flavour (jobs/matrix.sh, the same job as `make
 # matrix`, but writing its report to a temporary directory): every cell
 # must meet the expectation its flavour's policy derives, the kernel's own
 # gup_test must agree, and the report must come out.
@@ -12,7 +12,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set +e
-tests/matrix.sh --docs "$work/docs" --results "$work/results" >"$work/matrix.out" 2>&1
+jobs/matrix.sh --docs "$work/docs" --results "$work/results" >"$work/matrix.out" 2>&1
 status=$?
 set -e
 for f in $(all_flavours); do
@@ -32,7 +32,7 @@ for f in $(all_flavours); do
 		grep '^not ok ' "$xtap" 2>/dev/null | head -10 | sed 's/^/#   /' || true
 	fi
 done
-tap_is "$status" 0 "tests/matrix.sh exits 0"
+tap_is "$status" 0 "jobs/matrix.sh exits 0"
 [ "$status" -eq 0 ] || tail -30 "$work/matrix.out" | sed 's/^/#   /'
 tap_like "$(cat "$work/docs/matrix.md" 2>/dev/null)" 'Where flavours disagree' "docs/matrix.md generated"
 if python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' \

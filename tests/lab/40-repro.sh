@@ -1,5 +1,5 @@
 #!/bin/bash
-# The ext4 reproduction (tests/repro.sh --quick): every cell's measured
+# The ext4 reproduction (jobs/repro.sh --quick): every cell's measured
 # outcome equals the one derived from its flavour's gup and ext4 columns,
 # plus explicit checks of the evidence: where ext4 BUGs, a kernel BUG at a
 # file:line in fs/ext4 with that frame on top of the trace; where ext4
@@ -16,14 +16,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set +e
-tests/repro.sh --quick --tsv "$work/repro.tsv" --md "$work/repro.md" \
+jobs/repro.sh --quick --tsv "$work/repro.tsv" --md "$work/repro.md" \
 	--out "$work/runs" >"$work/repro.out" 2>&1
 status=$?
 set -e
 sed 's/^/# /' "$work/repro.out"
 
 if [ ! -s "$work/repro.tsv" ]; then
-	tap_not_ok "tests/repro.sh --quick wrote its table (exit status $status)"
+	tap_not_ok "jobs/repro.sh --quick wrote its table (exit status $status)"
 	tap_done
 	exit 1
 fi
@@ -36,7 +36,7 @@ while IFS=$'\t' read -r f route cell exp meas _; do
 done < <(tail -n +2 "$work/repro.tsv")
 nflavours=$(all_flavours | wc -l)
 tap_is "$rows" "$((nflavours * 5))" "5 quick cells ran on each of the $nflavours flavours"
-tap_is "$status" 0 "tests/repro.sh --quick exits 0"
+tap_is "$status" 0 "jobs/repro.sh --quick exits 0"
 
 # field FLAVOUR CELL COLUMN: one column (1-based) of one row of the table.
 field() {

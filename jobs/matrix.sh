@@ -5,7 +5,7 @@
 # report.  Exit status: 0 when every cell of every flavour met its
 # expectation and every flavour ran.
 #
-#   tests/matrix.sh [--docs DIR] [--results DIR] [FLAVOUR...]
+#   jobs/matrix.sh [--docs DIR] [--results DIR] [FLAVOUR...]
 # --docs DIR    write matrix.md and matrix.svg there (default: docs/)
 # --results DIR keep the per-flavour TSV/JSON/KTAP there (default: a temp dir)
 set -euo pipefail
@@ -39,7 +39,7 @@ meta=()
 for f in "${flavours[@]}"; do
 	policy=$(flavour_field "$f" 3)
 	stage=$tmp/$f.stage
-	"$LAB_ROOT/qemu/stage-guest.sh" "$f" "$stage"
+	"$LAB_ROOT/rootfs/stage-guest.sh" "$f" "$stage"
 	out=$results/$f
 	rm -rf "$out"
 	echo "# matrix: flavour $f (policy $policy)"

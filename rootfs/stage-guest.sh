@@ -4,8 +4,8 @@
 # programs and the kernel's gup_test (static: the guest is a bare Debian
 # minbase).
 set -euo pipefail
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../qemu/lib.sh
+. "$(dirname "$0")/../qemu/lib.sh"
 
 [ $# -eq 2 ] || die "usage: $0 FLAVOUR DIR"
 flavour=$1
@@ -29,4 +29,4 @@ awk '$1 == "#define" && $2 == "FOLL_LONGTERM" { print $3 }' \
 	"$src/include/linux/mm.h" >"$dir/foll_longterm"
 [ -s "$dir/foll_longterm" ] || die "FOLL_LONGTERM not found in $src/include/linux/mm.h"
 # The guest's lab scripts (setup for shells, test bodies) travel along.
-cp "$LAB_ROOT"/qemu/guest-*.sh "$dir/bin/" 2>/dev/null || true
+cp "$LAB_ROOT"/rootfs/guest-*.sh "$dir/bin/" 2>/dev/null || true

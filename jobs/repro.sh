@@ -11,7 +11,7 @@
 # the file as the host reads it from the guest's scratch ext4 (debugfs, no
 # mount): the page cache of the guest cannot fool that read.
 #
-#   tests/repro.sh [--quick] [--flavour F]... [--md FILE] [--tsv FILE]
+#   jobs/repro.sh [--quick] [--flavour F]... [--md FILE] [--tsv FILE]
 #                  [--out DIR] [--keep-images]
 #
 # Exit status: 0 every cell ran and matched its expectation; 1 a cell
@@ -21,12 +21,12 @@ cd "$(dirname "$0")/.."
 # shellcheck source=../qemu/lib.sh
 . qemu/lib.sh
 # report_get, shared with the test suites
-# shellcheck source=tap.sh
+# shellcheck source=../tests/tap.sh
 . tests/tap.sh
 
 usage() {
 	cat <<USAGE
-usage: tests/repro.sh [options]
+usage: jobs/repro.sh [options]
   --quick          per flavour only: pin, pin-fast+longterm,
                    pin+longterm+write, get+write, move-ext:get+write
                    (default: the 12 read-route cells and the 6 FOLL_WRITE
@@ -53,7 +53,7 @@ while [ $# -gt 0 ]; do
 	--out) out=${2:?--out needs a DIR}; shift ;;
 	--keep-images) keep_images=1 ;;
 	-h | --help) usage; exit 0 ;;
-	*) usage >&2; echo "tests/repro.sh: unknown option '$1'" >&2; exit 2 ;;
+	*) usage >&2; echo "jobs/repro.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -62,7 +62,7 @@ if [ ${#flavours[@]} -eq 0 ]; then
 fi
 for f in "${flavours[@]}"; do
 	all_flavours | grep -qxF -- "$f" ||
-		{ echo "tests/repro.sh: unknown flavour '$f' (see patches/flavours)" >&2; exit 2; }
+		{ echo "jobs/repro.sh: unknown flavour '$f' (see patches/flavours)" >&2; exit 2; }
 done
 
 # Cells: "ROUTE METHOD LONGTERM WRITE".  FOLL_LONGTERM needs FOLL_PIN
@@ -293,7 +293,7 @@ measure() {
 # Stage each flavour once: module, gupctl, guest programs.
 declare -A staged
 for f in "${flavours[@]}"; do
-	if qemu/stage-guest.sh "$f" "$out/stage-$f" >"$out/stage-$f.log" 2>&1; then
+	if rootfs/stage-guest.sh "$f" "$out/stage-$f" >"$out/stage-$f.log" 2>&1; then
 		staged[$f]=1
 	else
 		staged[$f]=0
@@ -386,7 +386,7 @@ if [ -n "$md" ]; then
 				"$(md_cell "$reads")" "$tref"
 		done
 		echo
-		echo "Why each outcome was expected (tests/repro.sh expect(), from the flavour's gup and ext4 columns):"
+		echo "Why each outcome was expected (jobs/repro.sh expect(), from the flavour's gup and ext4 columns):"
 		echo
 		for i in "${!reasons[@]}"; do
 			echo "$((i + 1)). ${reasons[$i]}"
