@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * options: one table per command drives both the parsing of its command
+ * line and its --help, after tools/perf's parse-options.  A command builds
+ * its table on the stack, pointing each entry at the variable it sets:
+ *
+ *	static const char * const usage[] = {
+ *		"gupctl pin [OPTIONS] TARGET",
+ *		NULL
+ *	};
+ *	const struct gopt opts[] = {
+ *		GOPT_GROUP("GUP flags"),
+ *		GOPT_BIT('w', "write", &o.flags, GUP_PIN_FLAG_WRITE, "FOLL_WRITE"),
+ *		GOPT_STRING(0, "dir", &o.dir, "DIR", "an ext4 directory"),
+ *		GOPT_END()
+ *	};
+ *	ret = gopt_parse("pin", argc, argv, opts, usage, &argi);
+ *
+ * Help lines are one line each; the long explanation of a command lives in
+ * docs/gupctl.md, which the generated help points to.
+ */
+#ifndef OPTIONS_H
+#define OPTIONS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+enum gopt_type {
+	GOPT_TYPE_END,
+	GOPT_TYPE_GROUP,	/* a heading in --help, parses nothing */
+	GOPT_TYPE_BOOL,		/* bool *value = true */
+	GOPT_TYPE_BIT,		/* unsigned int *value |= bit */
+	GOPT_TYPE_SET,		/* unsigned int *value = bit (e.g. an enum) */
+	GOPT_TYPE_STRING,	/* const char **value = arg */
+	GOPT_TYPE_UINT,		/* unsigned int *value = strtoul(arg) */
+	GOPT_TYPE_CHOICE,	/* unsigned int *value = index of arg in choices */
+	GOPT_TYPE_CALLBACK,	/* cb(opt, arg) decides */
+};
+
+struct gopt;
+
+/*
+ * A GOPT_TYPE_CALLBACK handler: 0 when @arg (NULL for an option without
+ * an argument) is taken, else an exit code from usage_error().
+ */
+typedef int (*gopt_cb)(const struct gopt *opt, const char *arg);
+
+struct gopt {
+	enum gopt_type type;
+	int short_name;			/* 0: none */
+	const char *long_name;		/* NULL: none (or a group) */
+	void *value;
+	const char *argh;		/* argument's name in --help; NULL: none */
+	const char *help;		/* one line (the group's title) */
+	unsigned int bit;		/* GOPT_TYPE_BIT / _SET */
+	const char * const *choices;	/* GOPT_TYPE_CHOICE, NULL terminated */
+	gopt_cb cb;			/* GOPT_TYPE_CALLBACK */
+	void *data;			/* for the callback */
+};
+
+#define GOPT_END()	{ .type = GOPT_TYPE_END }
+#define GOPT_GROUP(h)	{ .type = GOPT_TYPE_GROUP, .help = (h) }
+#define GOPT_BOOL(s, l, v, h) \
+	{ .type = GOPT_TYPE_BOOL, .short_name = (s), .long_name = (l), \
+	  .value = (v), .help = (h) }
+#define GOPT_BIT(s, l, v, b, h) \
+	{ .type = GOPT_TYPE_BIT, .short_name = (s), .long_name = (l), \
+	  .value = (v), .bit = (b), .help = (h) }
+#define GOPT_SET(s, l, v, b, h) \
+	{ .type = GOPT_TYPE_SET, .short_name = (s), .long_name = (l), \
+	  .value = (v), .bit = (b), .help = (h) }
+#define GOPT_STRING(s, l, v, a, h) \
+	{ .type = GOPT_TYPE_STRING, .short_name = (s), .long_name = (l), \
+	  .value = (v), .argh = (a), .help = (h) }
+#define GOPT_UINT(s, l, v, a, h) \
+	{ .type = GOPT_TYPE_UINT, .short_name = (s), .long_name = (l), \
+	  .value = (v), .argh = (a), .help = (h) }
+#define GOPT_CHOICE(s, l, v, a, c, h) \
+	{ .type = GOPT_TYPE_CHOICE, .short_name = (s), .long_name = (l), \
+	  .value = (v), .argh = (a), .choices = (c), .help = (h) }
+/* @a NULL: the option takes no argument and cb gets NULL. */
+#define GOPT_CALLBACK(s, l, d, a, f, h) \
+	{ .type = GOPT_TYPE_CALLBACK, .short_name = (s), .long_name = (l), \
+	  .data = (d), .argh = (a), .cb = (f), .help = (h) }
+
+/* gopt_parse() returns this when it printed the help (exit 0). */
+#define GOPT_HELP	(-1)
+
+/*
+ * Parse argv[1..] (argv[0] is the command's name) against @opts; -h and
+ * --help print the help.  Options and operands may mix; "--" ends the
+ * options.  Returns 0 with the operands moved to argv[*@argi..argc-1],
+ * GOPT_HELP, or GUPCTL_EXIT_USAGE with the message on stderr.
+ */
+int gopt_parse(const char *cmd, int argc, char **argv, const struct gopt *opts,
+	       const char * const *usage, int *argi);
+
+/* The help generated from @usage and @opts. */
+void gopt_usage(FILE *f, const char *cmd, const struct gopt *opts,
+		const char * const *usage);
+
+/* The choice names of @choices as "a, b, c" into @buf. */
+char *gopt_choices_str(const char * const *choices, char *buf, size_t size);
+
+#endif /* OPTIONS_H */
