@@ -8,6 +8,7 @@ packages=(
 	build-essential bc bison flex libelf-dev libssl-dev ccache
 	qemu-system-x86 debootstrap e2fsprogs kmod
 	shellcheck python3 binutils
+	libjansson-dev jq			# JSON: gupctl reads and writes it, suites read it
 )
 missing=()
 for p in "${packages[@]}"; do

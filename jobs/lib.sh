@@ -1,0 +1,66 @@
+# shellcheck shell=bash
+# What every job shares: its results directory (docs/results.md) and the
+# run's metadata.  Sourced after qemu/lib.sh, never executed.
+
+LAB_RESULTS=${GUP_LAB_RESULTS:-$LAB_ROOT/results}
+
+# results_begin JOB [DIR]: make the run's results directory (DIR, or a new
+# one under $LAB_RESULTS/JOB) and print its path.  RESULTS_JOB,
+# RESULTS_LINK (whether results_end moves the latest links) and
+# RESULTS_T0 are set for results_end.
+results_begin() {
+	local job=$1 dir=${2:-}
+	RESULTS_JOB=$job
+	RESULTS_T0=$(date +%s.%N)
+	RESULTS_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	if [ -n "$dir" ]; then
+		RESULTS_LINK=0
+	else
+		RESULTS_LINK=1
+		dir=$LAB_RESULTS/$job/$(date -u +%Y%m%d-%H%M%S)
+		[ ! -e "$dir" ] || dir=$(mktemp -d "$dir-XXXX")
+	fi
+	mkdir -p "$dir"
+	RESULTS_DIR=$(cd "$dir" && pwd)
+}
+
+# results_flavour NAME KEY=VALUE...: one entry of run.json's "flavours"
+# (values are JSON: numbers, true/false, null, or "quoted strings"),
+# kept in the run directory until results_end gathers them.
+results_flavour() {
+	local name=$1 kv args=()
+	shift
+	for kv in "$@"; do
+		args+=(--argjson "${kv%%=*}" "${kv#*=}")
+	done
+	RESULTS_NF=$((${RESULTS_NF:-0} + 1))
+	# numbered: run.json lists the flavours in the order they ran
+	jq -n --arg name "$name" --arg input_hash "$(flavour_key "$name")" \
+		"${args[@]}" '$ARGS.named' \
+		>"$RESULTS_DIR/.flavour-$(printf %03d "$RESULTS_NF").json"
+}
+
+# results_end: write run.json, move the latest links (unless the caller
+# chose the directory) and print "results: PATH", the job's last line.
+results_end() {
+	local wall commit
+	wall=$(echo "$(date +%s.%N) - $RESULTS_T0" | bc)
+	commit=$(git -C "$LAB_ROOT" describe --always --dirty 2>/dev/null || echo unknown)
+	shopt -s nullglob
+	local parts=("$RESULTS_DIR"/.flavour-*.json)
+	shopt -u nullglob
+	if [ ${#parts[@]} -eq 0 ]; then echo '[]'; else jq -s . "${parts[@]}"; fi |
+		jq --arg job "$RESULTS_JOB" --arg commit "$commit" \
+		--arg date "$RESULTS_DATE" --arg pkg "$LAB_SOURCE_PKG" \
+		--arg version "$(source_pkg_version)" \
+		--argjson wall "$(printf '%.1f' "$wall")" \
+		'{job: $job, commit: $commit, date: $date,
+		  source_package: {name: $pkg, version: $version},
+		  wall_seconds: $wall, flavours: .}' >"$RESULTS_DIR/run.json"
+	rm -f "${parts[@]}"
+	if [ "$RESULTS_LINK" = 1 ]; then
+		ln -sfn "$(basename "$RESULTS_DIR")" "$LAB_RESULTS/$RESULTS_JOB/latest"
+		ln -sfn "$RESULTS_JOB/$(basename "$RESULTS_DIR")" "$LAB_RESULTS/latest"
+	fi
+	echo "results: $RESULTS_DIR"
+}
