@@ -13,7 +13,7 @@ dir=$2
 mkdir -p "$dir/bin"
 cp "$("$LAB_ROOT/module/build.sh" "$flavour")" "$dir/gup_pin_test.ko"
 make -s -C "$LAB_ROOT/userspace" >&2
-cp "$LAB_ROOT/userspace/gupctl" "$dir/bin/"
+cp "$LAB_ROOT/userspace/gupctl-guest" "$dir/bin/gupctl"
 for src in "$LAB_ROOT"/tests/guest/*.c; do
 	[ -f "$src" ] || continue
 	gcc -O2 -Wall -Wextra -Werror -static -pthread \

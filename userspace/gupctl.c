@@ -23,8 +23,11 @@ static const struct command commands[] = {
 	  "show the driver's debugfs pins and counters" },
 	{ "matrix", cmd_matrix, cmd_matrix_help,
 	  "run every GUP matrix cell, compare with a policy (KTAP, TSV, JSON)" },
+#ifndef GUPCTL_GUEST
+	/* host only: reads results, needs no device (not in gupctl-guest) */
 	{ "report", cmd_report, cmd_report_help,
 	  "turn matrix TSVs into docs/matrix.md and a heatmap SVG (no device)" },
+#endif
 	{ "xcheck", cmd_xcheck, cmd_xcheck_help,
 	  "cross-check the matrix with the kernel's own gup_test" },
 	{ "repro", cmd_repro, cmd_repro_help, "the 2018 ext4 crash and its 6.1 data loss, step by step" },
