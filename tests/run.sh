@@ -1,31 +1,64 @@
 #!/bin/bash
-# The README's test command (`make check`): every suite, TAP on stdout,
-# then one closing line "N passed, N failed".  Exits non-zero on any
-# failure.
+# The README's test command (`make check`): every suite, as ONE KTAP
+# document on stdout (Documentation/dev-tools/ktap.rst): a version line, a
+# plan of one test per suite, and each suite as a nested subtest indented
+# two spaces, with its own version line and plan, before its result line.
+# The last line (an "unknown line" to KTAP) counts the suites' own tests:
+# "N passed, N failed".  Exits non-zero on any failure.
+#
+#   tests/run.sh [SUITE...]      (default: tests/host/*.sh tests/lab/*.sh)
+#
+# A suite is a script printing TAP result lines ("ok N - ...", "not ok N
+# - ...", "# ..." diagnostics) and a plan; it runs to the end before its
+# subtest is printed (KTAP wants the plan first), so progress goes to
+# stderr: one line per suite with its elapsed time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-suites=(tests/host/*.sh tests/lab/*.sh)
-passed=0 failed=0
+if [ $# -gt 0 ]; then
+	suites=("$@")
+else
+	suites=(tests/host/*.sh tests/lab/*.sh)
+fi
+passed=0 failed=0 start=$SECONDS
 outdir=$(mktemp -d)
 trap 'rm -rf "$outdir"' EXIT
+
+echo "KTAP version 1"
+echo "1..${#suites[@]}"
+n=0
 for suite in "${suites[@]}"; do
-	[ -f "$suite" ] || continue
-	name=$(basename "$suite" .sh)
-	echo "# suite $suite"
+	n=$((n + 1))
+	name=${suite#tests/}
+	name=${name%.sh}
+	out=$outdir/$n.tap
+	echo "# $name: running ($((SECONDS - start)) s so far)" >&2
+	t0=$SECONDS
 	set +e
-	bash "$suite" 2>&1 | tee "$outdir/$name.tap"
-	status=${PIPESTATUS[0]}
+	bash "$suite" >"$out" 2>&1
+	status=$?
 	set -e
-	p=$(grep -c '^ok ' "$outdir/$name.tap" || true)
-	f=$(grep -c '^not ok ' "$outdir/$name.tap" || true)
+	# The suite's own result lines at its top level (no indentation).
+	p=$(grep -c '^ok ' "$out" || true)
+	f=$(grep -c '^not ok ' "$out" || true)
+	echo "  KTAP version 1"
+	echo "  1..$((p + f + (status != 0 && f == 0)))"
+	# Its version and plan lines are replaced by ours; the rest is
+	# indented one level (result lines, diagnostics, unknown lines).
+	grep -vE '^(K?TAP version [0-9]+|1\.\.[0-9]+)$' "$out" | sed 's/^/  /' || true
 	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
 		# A suite that died without saying which test failed still fails.
-		echo "not ok - suite $suite exited with status $status"
+		echo "  not ok $((p + 1)) suite exited with status $status"
 		f=1
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
+	echo "# $name: $p passed, $f failed in $((SECONDS - t0)) s" >&2
+	if [ "$f" -eq 0 ]; then
+		echo "ok $n $name"
+	else
+		echo "not ok $n $name"
+	fi
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
