@@ -90,7 +90,8 @@ static int pin_size(const struct gopt *opt, const char *arg)
 		return usage_error("pin", "size '%s' for --%s is too big", arg,
 				   opt->long_name);
 	if (ret)
-		return usage_error("pin", "bad size '%s' for --%s: give bytes with an optional K or M suffix (e.g. 4096, 8K, 2M)",
+		return usage_error("pin",
+				   "bad size '%s' for --%s: give bytes with an optional K or M suffix (e.g. 4096, 8K, 2M)",
 				   arg, opt->long_name);
 	return 0;
 }
@@ -133,7 +134,8 @@ static int check_pin_opts(struct pin_opts *o)
 	if (o->hold_given && o->then)
 		return usage_error("pin", "--hold and --then exclude each other: give one");
 	if (o->spec.read_only && o->spec.prefault == TARGET_PREFAULT_WRITE)
-		return usage_error("pin", "--prefault write needs a writable mapping: drop --read-only or use --prefault read");
+		return usage_error("pin",
+				   "--prefault write needs a writable mapping: drop --read-only or use --prefault read");
 	if (!o->spec.length)
 		return usage_error("pin", "--length must not be 0");
 	if (o->spec.offset % page)
@@ -228,8 +230,11 @@ static void pin_expectation(const struct pin_opts *o, const struct target *t,
 	else
 		snprintf(x->how, sizeof(x->how), "%s", why);
 	x->none = x->policy ? NULL : "the policy is unknown: give --policy NAME";
-	if (!x->none && pin_cell(t, o->method, o->flags, &x->cell, &x->none) == 0)
-		x->e = policy_lookup(x->policy)(&x->cell);
+	if (!x->none && pin_cell(t, o->method, o->flags, &x->cell, &x->none) == 0) {
+		policy_fn expect = policy_lookup(x->policy);
+
+		x->e = expect(&x->cell);
+	}
 }
 
 /* "pinned", "refused EFAULT", "not applicable" */
@@ -252,24 +257,27 @@ static void explain_refusal(const struct gupdev *dev, const struct target *t,
 	const char *name = errno_name(err);
 	char buf[64];
 
-	if (!x->none && x->e.outcome == OUTCOME_REFUSED && x->e.err == err)
+	if (!x->none && x->e.outcome == OUTCOME_REFUSED && x->e.err == err) {
 		printf("  %s, as policy %s expects: %s\n", name, x->policy, x->e.reason);
-	else if (err == EINVAL && (o->flags & GUP_PIN_FLAG_LONGTERM) &&
-		 !method_is_pin(o->method))
-		printf("  EINVAL: the driver refuses FOLL_LONGTERM without FOLL_PIN (6.1's GUP would WARN)\n");
-	else if (err == E2BIG && nr > dev->ver.max_pages_per_pin)
-		printf("  E2BIG: %zu pages exceed the module's max_pages_per_pin (%u): pin fewer, or reload the module with a larger max_pages_per_pin\n",
+	} else if (err == EINVAL && (o->flags & GUP_PIN_FLAG_LONGTERM) &&
+		   !method_is_pin(o->method)) {
+		puts("  EINVAL: driver guard: FOLL_LONGTERM needs FOLL_PIN (6.1's GUP would WARN)");
+	} else if (err == E2BIG && nr > dev->ver.max_pages_per_pin) {
+		printf("  E2BIG: %zu pages exceed the module's max_pages_per_pin (%u): ",
 		       nr, dev->ver.max_pages_per_pin);
-	else if (err == ENOSPC)
-		printf("  ENOSPC: %zu more pages would pass the module's max_pages_total (%u) for all pins together: release other pins (gupctl status lists them)\n",
+		puts("pin fewer, or reload the module with a larger max_pages_per_pin");
+	} else if (err == ENOSPC) {
+		printf("  ENOSPC: %zu more pages would pass the module's max_pages_total (%u) ",
 		       nr, dev->ver.max_pages_total);
-	else if (!x->none)
+		puts("for all pins together: release other pins (gupctl status lists them)");
+	} else if (!x->none) {
 		printf("  %s: cause not established: policy %s expects %s (%s)\n",
 		       name, x->policy, expect_str(&x->e, buf, sizeof(buf)),
 		       x->e.reason);
-	else
+	} else {
 		printf("  %s (%s): cause not established: %s\n", name,
 		       strerror(err), x->none);
+	}
 }
 
 static void print_pin_state(struct gupdev *dev, __u32 id, __u32 nr, const char *when)
@@ -377,7 +385,8 @@ static int pin_and_hold(struct gupdev *dev, const struct pin_opts *o,
 	else
 		printf("answer:  pinned %u of %u pages, pin id %u%s\n", req.nr_pinned,
 		       req.nr_requested, req.id,
-		       req.nr_pinned < req.nr_requested ? " (partial: the GUP call returned fewer pages)" : "");
+		       req.nr_pinned < req.nr_requested ?
+		       " (partial: the GUP call returned fewer pages)" : "");
 	if (!x->none && x->e.outcome == OUTCOME_PINNED && req.nr_pinned)
 		printf("  as policy %s expects: %s\n", x->policy, x->e.reason);
 	else if (!x->none)
@@ -392,7 +401,8 @@ static int pin_and_hold(struct gupdev *dev, const struct pin_opts *o,
 	print_pin_state(dev, req.id, req.nr_pinned, "before unpin");
 	ret = gupdev_unpin(dev, req.id, o->unpin_flags);
 	if (ret) {
-		fprintf(stderr, "gupctl pin: unpin of pin %u failed: %s (%s): the pin stays until gupctl exits (close() releases it)\n",
+		fprintf(stderr,
+			"gupctl pin: unpin of pin %u failed: %s (%s): the pin stays until gupctl exits (close() releases it)\n",
 			req.id, errno_name(ret), strerror(-ret));
 		return GUPCTL_EXIT_REFUSED;
 	}

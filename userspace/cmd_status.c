@@ -10,7 +10,7 @@
 #include "gupctl.h"
 #include "options.h"
 
-#define DEBUGFS_FILE_MAX	(1 << 20)
+#define DEBUGFS_FILE_MAX	(1024 * 1024)	/* bytes */
 
 static int show_file(const char *name)
 {
@@ -60,10 +60,12 @@ int cmd_status(int argc, char **argv)
 	case 0:
 		break;
 	case -ENODEV:
-		fprintf(stderr, "gupctl status: debugfs is not mounted on /sys/kernel/debug: mount it: mount -t debugfs none /sys/kernel/debug\n");
+		fprintf(stderr,
+			"gupctl status: debugfs is not mounted on /sys/kernel/debug: mount it: mount -t debugfs none /sys/kernel/debug\n");
 		return GUPCTL_EXIT_NODEV;
 	case -ENOENT:
-		fprintf(stderr, "gupctl status: %s absent: the gup_pin_test module is not loaded; load it: insmod gup_pin_test.ko\n",
+		fprintf(stderr,
+			"gupctl status: %s absent: the gup_pin_test module is not loaded; load it: insmod gup_pin_test.ko\n",
 			GUP_PIN_TEST_DEBUGFS);
 		return GUPCTL_EXIT_NODEV;
 	default:

@@ -68,15 +68,18 @@ int gupctl_open_device(struct gupdev *dev, const char *cmd)
 	case 0:
 		return GUPCTL_EXIT_OK;
 	case -ENOENT:
-		fprintf(stderr, "gupctl %s: %s not found: the gup_pin_test module is not loaded; load it: insmod gup_pin_test.ko\n",
+		fprintf(stderr,
+			"gupctl %s: %s not found: the gup_pin_test module is not loaded; load it: insmod gup_pin_test.ko\n",
 			cmd, GUP_PIN_TEST_DEVICE);
 		break;
 	case -EPROTO:
-		fprintf(stderr, "gupctl %s: ABI version mismatch: the module speaks %u, gupctl %u: rebuild gupctl and the module from the same tree\n",
+		fprintf(stderr,
+			"gupctl %s: ABI version mismatch: the module speaks %u, gupctl %u: rebuild gupctl and the module from the same tree\n",
 			cmd, dev->ver.abi_version, GUP_PIN_TEST_ABI_VERSION);
 		break;
 	case -ENOTTY:
-		fprintf(stderr, "gupctl %s: %s does not answer GUP_PIN_IOC_VERSION (ENOTTY): it is not the gup_pin_test driver; reload gup_pin_test.ko\n",
+		fprintf(stderr,
+			"gupctl %s: %s does not answer GUP_PIN_IOC_VERSION (ENOTTY): it is not the gup_pin_test driver; reload gup_pin_test.ko\n",
 			cmd, GUP_PIN_TEST_DEVICE);
 		break;
 	default:
@@ -142,7 +145,8 @@ static const struct command *get_command(const char *name)
 		return NULL;
 	}
 	if (!c->run) {
-		fprintf(stderr, "gupctl: '%s' is a host-only command, not in this build (gupctl-guest): run it on the host\n",
+		fprintf(stderr,
+			"gupctl: '%s' is a host-only command, not in this build (gupctl-guest): run it on the host\n",
 			name);
 		return NULL;
 	}
@@ -158,7 +162,7 @@ static int cmd_help(int argc, char **argv)
 		NULL
 	};
 	const struct gopt opts[] = { GOPT_END() };
-	char *args[] = { NULL, "--help", NULL };
+	char *args[3] = { NULL, "--help", NULL };	/* for cmd_X() */
 	const struct command *c;
 	int ret, argi;
 

@@ -162,6 +162,7 @@ static const struct {
 	E(EOVERFLOW), E(EBADFD), E(EOPNOTSUPP), E(ETIMEDOUT), E(EALREADY),
 	E(EINPROGRESS), E(ECANCELED), E(EOWNERDEAD), E(EHWPOISON),
 };
+
 #undef E
 
 const char *errno_name(int err)

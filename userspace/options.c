@@ -30,7 +30,7 @@ static bool gopt_takes_arg(const struct gopt *o)
 	case GOPT_TYPE_CHOICE:
 		return true;
 	case GOPT_TYPE_CALLBACK:
-		return o->argh != NULL;
+		return o->argh;
 	default:
 		return false;
 	}
