@@ -196,6 +196,22 @@ static int gopt_one(const char *cmd, int c, const struct gopt *opts, size_t n,
 	}
 }
 
+/*
+ * glibc keeps getopt's ordering ('+': stop at the first operand) until a
+ * call with optind 0.  Leave getopt as a fresh process has it, for a
+ * command that still calls getopt_long() itself after setting optind = 1.
+ */
+static void gopt_reset_getopt(void)
+{
+	static char name[] = "gupctl";
+	char *argv[2] = { name, NULL };
+	int saved = optind;
+
+	optind = 0;
+	getopt(1, argv, ":");
+	optind = saved;
+}
+
 int gopt_parse_flags(const char *cmd, int argc, char **argv,
 		     const struct gopt *opts, const char * const *usage,
 		     unsigned int flags, int *argi)
@@ -248,6 +264,8 @@ int gopt_parse_flags(const char *cmd, int argc, char **argv,
 	free(longopts);
 	free(shortopts);
 	*argi = optind;
+	if (flags & GOPT_STOP_AT_OPERAND)
+		gopt_reset_getopt();
 	return ret;
 }
 

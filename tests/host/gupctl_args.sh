@@ -61,6 +61,10 @@ expect "--version with a command" 2 err "--version takes no COMMAND" -- --versio
 # Options end at the command: --write is pin's, not gupctl's.
 expect "gupctl's options end at the command" 2 err "gupctl pin: no target" \
 	-- pin --write
+# ... and the command then takes options after its operands (getopt's
+# ordering is the default again, also for a command calling getopt itself).
+expect "a command takes options after its operands" 2 err \
+	"gupctl repro: unknown option '--no-such-option'" -- repro ext4-2018 --no-such-option
 
 # The commands, as gupctl --help lists them.
 run --help
@@ -128,12 +132,8 @@ for c in "${commands[@]}"; do
 		[ "$rc" -eq 2 ] && grep -qF "gupctl $c: option '$opt' needs an argument" \
 			"$TMP/err" || bad+=("$opt")
 	done
-	if [ ${#bad[@]} -eq 0 ]; then
-		ok "$c: an option without its argument is a usage error"
-	else
-		not_ok "$c: an option without its argument is a usage error" \
-			"not refused so: ${bad[*]}"
-	fi
+	none_bad "$c: an option without its argument is a usage error" \
+		"not refused so" "${bad[@]}"
 done
 
 # pin: its options (a removed or renamed option must fail here).
@@ -166,11 +166,7 @@ for opt in $pin_opts; do
 	run pin "${args[@]}" --anon --shmem
 	[ "$rc" -eq 2 ] && grep -qF "two targets" "$TMP/err" || bad+=("$opt")
 done
-if [ ${#bad[@]} -eq 0 ]; then
-	ok "pin: every option of the table is accepted"
-else
-	not_ok "pin: every option of the table is accepted" "rejected: ${bad[*]}"
-fi
+none_bad "pin: every option of the table is accepted" rejected "${bad[@]}"
 
 # pin: unknown options, bad arguments and choices.
 expect "pin: unknown short option" 2 err "gupctl pin: unknown option '-x'" \
