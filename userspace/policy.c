@@ -5,9 +5,8 @@
  */
 #include <errno.h>
 #include <stddef.h>
-#include <string.h>
-
 #include <stdio.h>
+#include <string.h>
 #include <linux/magic.h>
 #include <sys/utsname.h>
 
