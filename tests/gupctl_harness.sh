@@ -58,3 +58,15 @@ expect() {
 		not_ok "$desc" "gupctl $* -> exit $rc, want $want" "${missing[@]}"
 	fi
 }
+
+# none_bad DESC WHAT [ITEM...]: ok if no ITEM is given, else not ok
+# listing them after WHAT (e.g. the options a loop found rejected).
+none_bad() {
+	local desc=$1 what=$2
+	shift 2
+	if [ $# -eq 0 ]; then
+		tap_ok "$desc"
+	else
+		not_ok "$desc" "$what: $*"
+	fi
+}

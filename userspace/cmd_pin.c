@@ -5,7 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,101 +14,32 @@
 #include <sys/wait.h>
 
 #include "gupctl.h"
+#include "options.h"
 #include "target.h"
 
 struct pin_opts {
 	struct target_spec spec;
-	const char *target;		/* as given, for messages */
+	const char *target;		/* FILE or target_opt, for messages */
+	char target_opt[16];		/* "--anon", "--shmem", "--hugetlb" */
 	unsigned int method;		/* enum gup_pin_method */
-	const char *method_opt;		/* option that chose it, NULL: default */
+	char method_opt[16];		/* the option that chose it, "": default */
 	unsigned int flags;		/* GUP_PIN_FLAG_* */
 	unsigned int unpin_flags;	/* GUP_UNPIN_* */
-	long hold;			/* seconds, -1: not given */
+	unsigned int prefault;		/* enum target_prefault */
+	bool hold_given;
+	unsigned int hold;		/* seconds */
 	const char *then;		/* shell command, NULL: not given */
+	const char *policy;		/* --policy, NULL: the kernel's */
 };
 
-enum {
-	OPT_LONGTERM = 256, OPT_WRITE, OPT_FORCE, OPT_FAST, OPT_GET,
-	OPT_GET_FAST, OPT_OFFSET, OPT_LENGTH, OPT_PRIVATE, OPT_READ_ONLY,
-	OPT_PREFAULT, OPT_DIRTY, OPT_HOLD, OPT_THEN, OPT_ANON, OPT_SHMEM,
-	OPT_HUGETLB,
+/* What the policy expects of this pin. */
+struct pin_expect {
+	const char *policy;		/* NULL: unknown */
+	char how[160];			/* how the policy was chosen */
+	const char *none;		/* no expectation: why; else NULL */
+	struct cell cell;
+	struct expectation e;
 };
-
-static const struct option pin_options[] = {
-	{ "longterm",		no_argument,		NULL, OPT_LONGTERM },
-	{ "write",		no_argument,		NULL, OPT_WRITE },
-	{ "force",		no_argument,		NULL, OPT_FORCE },
-	{ "fast",		no_argument,		NULL, OPT_FAST },
-	{ "get",		no_argument,		NULL, OPT_GET },
-	{ "get-fast",		no_argument,		NULL, OPT_GET_FAST },
-	{ "offset",		required_argument,	NULL, OPT_OFFSET },
-	{ "length",		required_argument,	NULL, OPT_LENGTH },
-	{ "private",		no_argument,		NULL, OPT_PRIVATE },
-	{ "read-only",		no_argument,		NULL, OPT_READ_ONLY },
-	{ "prefault",		required_argument,	NULL, OPT_PREFAULT },
-	{ "dirty-on-unpin",	no_argument,		NULL, OPT_DIRTY },
-	{ "hold",		required_argument,	NULL, OPT_HOLD },
-	{ "then",		required_argument,	NULL, OPT_THEN },
-	{ "anon",		no_argument,		NULL, OPT_ANON },
-	{ "shmem",		no_argument,		NULL, OPT_SHMEM },
-	{ "hugetlb",		no_argument,		NULL, OPT_HUGETLB },
-	{ "help",		no_argument,		NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
-};
-
-void cmd_pin_help(FILE *f)
-{
-	fprintf(f,
-"usage: gupctl pin [OPTIONS] TARGET\n"
-"\n"
-"Pin pages of TARGET through " GUP_PIN_TEST_DEVICE ", print the request, the\n"
-"kernel's answer (pages pinned and pin id, or the errno and what it means\n"
-"here) and the state of each pinned page, then unpin, printing the state\n"
-"again just before.\n"
-"\n"
-"TARGET (exactly one):\n"
-"  FILE             an existing regular file, opened O_RDWR and mapped\n"
-"                   MAP_SHARED; it must cover the range (never grown)\n"
-"  --anon           anonymous memory (always MAP_PRIVATE)\n"
-"  --shmem          a memfd (shmem), sized to cover the range\n"
-"  --hugetlb        a memfd with MFD_HUGETLB: 2 MiB pages, one or more\n"
-"                   (needs free pages in /proc/sys/vm/nr_hugepages)\n"
-"\n"
-"Method (default pin_user_pages):\n"
-"  --fast           pin_user_pages_fast\n"
-"  --get            get_user_pages\n"
-"  --get-fast       get_user_pages_fast\n"
-"\n"
-"GUP flags:\n"
-"  --write          FOLL_WRITE\n"
-"  --longterm       FOLL_LONGTERM (the driver refuses it with --get and\n"
-"                   --get-fast: it needs FOLL_PIN)\n"
-"  --force          FOLL_FORCE\n"
-"\n"
-"Mapping and range:\n"
-"  --offset B       start of the range in the mapping (default 0)\n"
-"  --length B       bytes to pin (default one page)\n"
-"                   B: page aligned bytes, decimal or 0x hex, optional\n"
-"                   K or M suffix (x1024, x1048576)\n"
-"  --private        MAP_PRIVATE instead of MAP_SHARED\n"
-"  --read-only      map PROT_READ only; a FILE is opened O_RDONLY\n"
-"  --prefault MODE  touch each page of the range before pinning: none\n"
-"                   (default), read, or write (rewrites a byte with itself)\n"
-"\n"
-"Unpin:\n"
-"  --dirty-on-unpin release with GUP_UNPIN_DIRTY (pages marked dirty)\n"
-"  --hold SECONDS   stay pinned SECONDS, then unpin\n"
-"  --then 'CMD'     run sh -c 'CMD' while pinned, report its exit status,\n"
-"                   then unpin (CMD's status does not change gupctl's)\n"
-"                   Without --hold or --then: wait for Enter if stdin is a\n"
-"                   terminal, else unpin at once.  Killing gupctl closes\n"
-"                   the device, which releases the pin.\n"
-"  -h, --help       this help\n"
-"\n"
-"Exit status: 0 pinned (also partially), 1 refused by the kernel (an errno\n"
-"or no page pinned) or unpin failed, 2 usage error or unusable TARGET,\n"
-"3 " GUP_PIN_TEST_DEVICE " missing or unusable, or of another ABI version.\n");
-}
 
 static int set_target(struct pin_opts *o, enum target_kind kind,
 		      const char *arg)
@@ -122,124 +53,89 @@ static int set_target(struct pin_opts *o, enum target_kind kind,
 	return 0;
 }
 
-static int set_method(struct pin_opts *o, unsigned int method, const char *opt)
+/* --anon, --shmem, --hugetlb: opt->bit is the target_kind. */
+static int pin_target(const struct gopt *opt, const char *arg)
 {
-	if (o->method_opt && o->method != method)
-		return usage_error("pin", "conflicting methods: %s and %s (give one)",
-				   o->method_opt, opt);
-	o->method = method;
-	o->method_opt = opt;
+	struct pin_opts *o = opt->data;
+	char name[sizeof(o->target_opt)];
+
+	(void)arg;
+	snprintf(name, sizeof(name), "--%s", opt->long_name);
+	if (o->target)
+		return set_target(o, opt->bit, name);	/* two targets */
+	memcpy(o->target_opt, name, sizeof(name));
+	return set_target(o, opt->bit, o->target_opt);
+}
+
+/* --fast, --get, --get-fast: opt->bit is the method. */
+static int pin_method(const struct gopt *opt, const char *arg)
+{
+	struct pin_opts *o = opt->data;
+
+	(void)arg;
+	if (o->method_opt[0] && o->method != opt->bit)
+		return usage_error("pin", "conflicting methods: %s and --%s (give one)",
+				   o->method_opt, opt->long_name);
+	o->method = opt->bit;
+	snprintf(o->method_opt, sizeof(o->method_opt), "--%s", opt->long_name);
 	return 0;
 }
 
-static int set_size(const char *opt, const char *arg, size_t *out)
+/* --offset, --length: opt->data is the size_t. */
+static int pin_size(const struct gopt *opt, const char *arg)
 {
-	int ret = target_parse_size(arg, out);
+	int ret = target_parse_size(arg, opt->data);
 
 	if (ret == -ERANGE)
-		return usage_error("pin", "size '%s' for %s is too big", arg, opt);
+		return usage_error("pin", "size '%s' for --%s is too big", arg,
+				   opt->long_name);
 	if (ret)
-		return usage_error("pin", "bad size '%s' for %s: give bytes with an optional K or M suffix (e.g. 4096, 8K, 2M)",
-				   arg, opt);
+		return usage_error("pin",
+				   "bad size '%s' for --%s: give bytes with an optional K or M suffix (e.g. 4096, 8K, 2M)",
+				   arg, opt->long_name);
 	return 0;
 }
 
-/* 0: options valid; -1: help printed; otherwise an exit code. */
-static int parse_pin_opts(int argc, char **argv, struct pin_opts *o)
+static int pin_hold(const struct gopt *opt, const char *arg)
+{
+	struct pin_opts *o = opt->data;
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v > UINT_MAX)
+		return usage_error("pin", "bad --hold '%s': give whole seconds (0 or more)",
+				   arg);
+	o->hold = v;
+	o->hold_given = true;
+	return 0;
+}
+
+static int pin_policy(const struct gopt *opt, const char *arg)
+{
+	struct pin_opts *o = opt->data;
+
+	if (!policy_lookup(arg))
+		return usage_error("pin", "bad --policy '%s': give %s", arg,
+				   policy_names());
+	o->policy = arg;
+	return 0;
+}
+
+/* The checks that need every option; 0 or an exit code. */
+static int check_pin_opts(struct pin_opts *o)
 {
 	size_t page = getpagesize();
-	char *end;
-	int c, ret = 0;
 
-	memset(o, 0, sizeof(*o));
-	o->method = GUP_PIN_METHOD_PIN;
-	o->spec.length = page;
-	o->hold = -1;
-
-	opterr = 0;
-	optind = 1;
-	while (!ret && (c = getopt_long(argc, argv, ":h", pin_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			cmd_pin_help(stdout);
-			return -1;
-		case OPT_LONGTERM:
-			o->flags |= GUP_PIN_FLAG_LONGTERM;
-			break;
-		case OPT_WRITE:
-			o->flags |= GUP_PIN_FLAG_WRITE;
-			break;
-		case OPT_FORCE:
-			o->flags |= GUP_PIN_FLAG_FORCE;
-			break;
-		case OPT_FAST:
-			ret = set_method(o, GUP_PIN_METHOD_PIN_FAST, "--fast");
-			break;
-		case OPT_GET:
-			ret = set_method(o, GUP_PIN_METHOD_GET, "--get");
-			break;
-		case OPT_GET_FAST:
-			ret = set_method(o, GUP_PIN_METHOD_GET_FAST, "--get-fast");
-			break;
-		case OPT_OFFSET:
-			ret = set_size("--offset", optarg, &o->spec.offset);
-			break;
-		case OPT_LENGTH:
-			ret = set_size("--length", optarg, &o->spec.length);
-			break;
-		case OPT_PRIVATE:
-			o->spec.private = true;
-			break;
-		case OPT_READ_ONLY:
-			o->spec.read_only = true;
-			break;
-		case OPT_PREFAULT:
-			if (target_parse_prefault(optarg, &o->spec.prefault))
-				ret = usage_error("pin", "bad --prefault '%s': give none, read or write",
-						  optarg);
-			break;
-		case OPT_DIRTY:
-			o->unpin_flags |= GUP_UNPIN_DIRTY;
-			break;
-		case OPT_HOLD:
-			errno = 0;
-			o->hold = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || o->hold < 0)
-				ret = usage_error("pin", "bad --hold '%s': give whole seconds (0 or more)",
-						  optarg);
-			break;
-		case OPT_THEN:
-			o->then = optarg;
-			break;
-		case OPT_ANON:
-			ret = set_target(o, TARGET_ANON, "--anon");
-			break;
-		case OPT_SHMEM:
-			ret = set_target(o, TARGET_SHMEM, "--shmem");
-			break;
-		case OPT_HUGETLB:
-			ret = set_target(o, TARGET_HUGETLB, "--hugetlb");
-			break;
-		case ':':
-			return usage_error("pin", "option '%s' needs an argument",
-					   argv[optind - 1]);
-		default:
-			if (optopt)
-				return usage_error("pin", "unknown option '-%c'", optopt);
-			return usage_error("pin", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	while (!ret && optind < argc)
-		ret = set_target(o, TARGET_FILE, argv[optind++]);
-	if (ret)
-		return ret;
-
+	o->spec.prefault = o->prefault;
 	if (!o->target)
 		return usage_error("pin", "no target: give a FILE, --anon, --shmem or --hugetlb");
-	if (o->hold >= 0 && o->then)
+	if (o->hold_given && o->then)
 		return usage_error("pin", "--hold and --then exclude each other: give one");
 	if (o->spec.read_only && o->spec.prefault == TARGET_PREFAULT_WRITE)
-		return usage_error("pin", "--prefault write needs a writable mapping: drop --read-only or use --prefault read");
+		return usage_error("pin",
+				   "--prefault write needs a writable mapping: drop --read-only or use --prefault read");
 	if (!o->spec.length)
 		return usage_error("pin", "--length must not be 0");
 	if (o->spec.offset % page)
@@ -253,56 +149,138 @@ static int parse_pin_opts(int argc, char **argv, struct pin_opts *o)
 	return 0;
 }
 
-/* The refusal, explained only where the cause is established. */
-static void explain_refusal(const struct gupdev *dev, const struct pin_opts *o,
-			    const struct target *t, int policy, int err)
+/* 0: options valid; GOPT_HELP: help printed; otherwise an exit code. */
+static int parse_pin_opts(int argc, char **argv, struct pin_opts *o)
 {
-	size_t nr = t->len / dev->ver.page_size;
-	bool write = o->flags & GUP_PIN_FLAG_WRITE;
-	bool longterm = o->flags & GUP_PIN_FLAG_LONGTERM;
-	bool force = o->flags & GUP_PIN_FLAG_FORCE;
-	bool pin = o->method == GUP_PIN_METHOD_PIN ||
-		   o->method == GUP_PIN_METHOD_PIN_FAST;
-	bool shared = o->spec.kind != TARGET_ANON && !o->spec.private;
-	/* v7 checks FOLL_WRITE with FOLL_PIN or FOLL_LONGTERM, any file VMA */
-	bool policy_case = write && (pin || longterm) &&
-			   target_is_dirty_tracked_file(t);
-	const char *name = errno_name(err);
-	const char *also = policy_case && policy == 1 ?
-		"; this kernel's GUP file-write policy refuses it as well" : "";
+	static const char * const usage[] = {
+		"gupctl pin [OPTIONS] FILE",
+		"gupctl pin [OPTIONS] --anon|--shmem|--hugetlb",
+		"",
+		"Pin pages, show the kernel's answer (and what the GUP policy expects)",
+		"and the pages' state, then unpin.",
+		NULL
+	};
+	char policy_help[80];
+	const struct gopt opts[] = {
+		GOPT_GROUP("Target (a FILE, or one of these)"),
+		GOPT_CALLBACK_VAL(0, "anon", o, TARGET_ANON, pin_target,
+				  "anonymous memory (MAP_PRIVATE)"),
+		GOPT_CALLBACK_VAL(0, "shmem", o, TARGET_SHMEM, pin_target,
+				  "a shmem memfd covering the range"),
+		GOPT_CALLBACK_VAL(0, "hugetlb", o, TARGET_HUGETLB, pin_target,
+				  "a hugetlb memfd of 2 MiB pages covering the range"),
+		GOPT_GROUP("Method (default pin_user_pages)"),
+		GOPT_CALLBACK_VAL(0, "fast", o, GUP_PIN_METHOD_PIN_FAST, pin_method,
+				  gup_method_name(GUP_PIN_METHOD_PIN_FAST)),
+		GOPT_CALLBACK_VAL(0, "get", o, GUP_PIN_METHOD_GET, pin_method,
+				  gup_method_name(GUP_PIN_METHOD_GET)),
+		GOPT_CALLBACK_VAL(0, "get-fast", o, GUP_PIN_METHOD_GET_FAST, pin_method,
+				  gup_method_name(GUP_PIN_METHOD_GET_FAST)),
+		GOPT_GROUP("GUP flags"),
+		GOPT_BIT(0, "write", &o->flags, GUP_PIN_FLAG_WRITE, "FOLL_WRITE"),
+		GOPT_BIT(0, "longterm", &o->flags, GUP_PIN_FLAG_LONGTERM,
+			 "FOLL_LONGTERM (with a pin method only)"),
+		GOPT_BIT(0, "force", &o->flags, GUP_PIN_FLAG_FORCE, "FOLL_FORCE"),
+		GOPT_GROUP("Mapping and range"),
+		GOPT_CALLBACK(0, "offset", &o->spec.offset, "BYTES", pin_size,
+			      "start of the range in the mapping (default 0)"),
+		GOPT_CALLBACK(0, "length", &o->spec.length, "BYTES", pin_size,
+			      "bytes to pin (default one page)"),
+		GOPT_BOOL(0, "private", &o->spec.private, "MAP_PRIVATE, not MAP_SHARED"),
+		GOPT_BOOL(0, "read-only", &o->spec.read_only,
+			  "PROT_READ only; a FILE is opened O_RDONLY"),
+		GOPT_CHOICE(0, "prefault", &o->prefault, "MODE", target_prefault_names,
+			    "touch each page of the range before the pin"),
+		GOPT_GROUP("Expectation"),
+		GOPT_CALLBACK(0, "policy", o, "NAME", pin_policy, policy_help),
+		GOPT_GROUP("While pinned, and the unpin"),
+		GOPT_CALLBACK(0, "hold", o, "SECONDS", pin_hold,
+			      "stay pinned SECONDS, then unpin"),
+		GOPT_STRING(0, "then", &o->then, "CMD",
+			    "run sh -c CMD while pinned, then unpin"),
+		GOPT_BIT(0, "dirty-on-unpin", &o->unpin_flags, GUP_UNPIN_DIRTY,
+			 "unpin with GUP_UNPIN_DIRTY (pages marked dirty)"),
+		GOPT_END()
+	};
+	int ret, argi;
 
-	if (err == EINVAL && longterm && !pin) {
-		printf("  EINVAL: FOLL_LONGTERM needs FOLL_PIN: the driver refuses it as 6.1's GUP would WARN\n");
-	} else if (err == EFAULT && write && o->spec.read_only && !force) {
-		printf("  EFAULT: the mapping is not writable (PROT_READ) and FOLL_FORCE was not given%s\n",
-		       also);
-	} else if (err == EFAULT && write && o->spec.read_only &&
-		   o->spec.kind == TARGET_HUGETLB) {
-		printf("  EFAULT: GUP does not support FOLL_FORCE|FOLL_WRITE on a non-writable hugetlb mapping\n");
-	} else if (err == EFAULT && write && o->spec.read_only && shared) {
-		printf("  EFAULT: FOLL_FORCE writes only through private (COW) mappings, and this non-writable mapping is shared%s\n",
-		       also);
-	} else if (err == EFAULT && policy_case && policy == 1) {
-		printf("  EFAULT: this kernel refuses %swritable pins of dirty-tracked file mappings (GUP file-write policy, vma_needs_dirty_tracking present%s%s)\n",
-		       longterm ? "long-term " : "",
-		       longterm ? "" : "; the v7 slow path also refuses FOLL_PIN without FOLL_LONGTERM",
-		       shared ? "" : "; v7 does not exempt MAP_PRIVATE");
-	} else if (err == EFAULT && policy_case && policy < 0) {
-		printf("  EFAULT: cause not established: the GUP file-write policy would explain it, but whether this kernel has it is unknown (/proc/kallsyms: %s)\n",
-		       errno_name(policy));
-	} else if (err == E2BIG && nr > dev->ver.max_pages_per_pin) {
-		printf("  E2BIG: %zu pages exceed the module's max_pages_per_pin (%u): pin fewer, or reload the module with a larger max_pages_per_pin\n",
-		       nr, dev->ver.max_pages_per_pin);
-	} else if (err == ENOSPC) {
-		printf("  ENOSPC: %zu more pages would pass the module's max_pages_total (%u) for all pins together: release other pins (gupctl status lists them)\n",
-		       nr, dev->ver.max_pages_total);
-	} else {
-		printf("  %s: %s: no established cause in this context\n",
-		       name, strerror(err));
+	memset(o, 0, sizeof(*o));
+	o->method = GUP_PIN_METHOD_PIN;
+	o->spec.length = getpagesize();
+	snprintf(policy_help, sizeof(policy_help),
+		 "what to expect: %s (default: the kernel's)", policy_names());
+
+	ret = gopt_parse("pin", argc, argv, opts, usage, &argi);
+	while (!ret && argi < argc)
+		ret = set_target(o, TARGET_FILE, argv[argi++]);
+	return ret ?: check_pin_opts(o);
+}
+
+/* The policy (given or the kernel's) and what it expects of this pin. */
+static void pin_expectation(const struct pin_opts *o, const struct target *t,
+			    struct pin_expect *x)
+{
+	char why[96];
+	const char *detected = policy_detect(why, sizeof(why));
+
+	x->policy = o->policy ?: detected;
+	if (o->policy)
+		snprintf(x->how, sizeof(x->how), "--policy; the kernel's: %s, %s",
+			 detected ?: "unknown", why);
+	else
+		snprintf(x->how, sizeof(x->how), "%s", why);
+	x->none = x->policy ? NULL : "the policy is unknown: give --policy NAME";
+	if (!x->none && pin_cell(t, o->method, o->flags, &x->cell, &x->none) == 0) {
+		policy_fn expect = policy_lookup(x->policy);
+
+		x->e = expect(&x->cell);
 	}
 }
 
-void print_pin_state(struct gupdev *dev, __u32 id, __u32 nr, const char *when)
+/* "pinned", "refused EFAULT", "not applicable" */
+static const char *expect_str(const struct expectation *e, char *buf, size_t size)
+{
+	if (e->outcome == OUTCOME_REFUSED)
+		snprintf(buf, size, "refused %s", errno_name(e->err));
+	else
+		snprintf(buf, size, "%s", e->outcome == OUTCOME_PINNED ?
+			 "pinned" : "not applicable");
+	return buf;
+}
+
+/* The answer: as expected, a driver fact, or a cause not established. */
+static void explain_refusal(const struct gupdev *dev, const struct target *t,
+			    const struct pin_opts *o, const struct pin_expect *x,
+			    int err)
+{
+	size_t nr = t->len / dev->ver.page_size;
+	const char *name = errno_name(err);
+	char buf[64];
+
+	if (!x->none && x->e.outcome == OUTCOME_REFUSED && x->e.err == err) {
+		printf("  %s, as policy %s expects: %s\n", name, x->policy, x->e.reason);
+	} else if (err == EINVAL && (o->flags & GUP_PIN_FLAG_LONGTERM) &&
+		   !method_is_pin(o->method)) {
+		puts("  EINVAL: driver guard: FOLL_LONGTERM needs FOLL_PIN (6.1's GUP would WARN)");
+	} else if (err == E2BIG && nr > dev->ver.max_pages_per_pin) {
+		printf("  E2BIG: %zu pages exceed the module's max_pages_per_pin (%u): ",
+		       nr, dev->ver.max_pages_per_pin);
+		puts("pin fewer, or reload the module with a larger max_pages_per_pin");
+	} else if (err == ENOSPC) {
+		printf("  ENOSPC: %zu more pages would pass the module's max_pages_total (%u) ",
+		       nr, dev->ver.max_pages_total);
+		puts("for all pins together: release other pins (gupctl status lists them)");
+	} else if (!x->none) {
+		printf("  %s: cause not established: policy %s expects %s (%s)\n",
+		       name, x->policy, expect_str(&x->e, buf, sizeof(buf)),
+		       x->e.reason);
+	} else {
+		printf("  %s (%s): cause not established: %s\n", name,
+		       strerror(err), x->none);
+	}
+}
+
+static void print_pin_state(struct gupdev *dev, __u32 id, __u32 nr, const char *when)
 {
 	struct gup_page_state st[64];
 	char flags[96];
@@ -354,8 +332,8 @@ static void wait_for_unpin(const struct pin_opts *o)
 
 	if (o->then) {
 		run_then(o->then);
-	} else if (o->hold >= 0) {
-		printf("holding the pin %ld s\n", o->hold);
+	} else if (o->hold_given) {
+		printf("holding the pin %u s\n", o->hold);
 		fflush(stdout);
 		for (left = o->hold; left; )
 			left = sleep(left);
@@ -368,7 +346,7 @@ static void wait_for_unpin(const struct pin_opts *o)
 }
 
 static void print_request(const struct pin_opts *o, const struct target *t,
-			  int policy)
+			  const struct pin_expect *x)
 {
 	size_t page = getpagesize();
 	char buf[256];
@@ -380,33 +358,42 @@ static void print_request(const struct pin_opts *o, const struct target *t,
 	printf("range:   offset %#zx length %#zx (%zu page%s) at %p\n",
 	       o->spec.offset, o->spec.length, o->spec.length / page,
 	       o->spec.length == page ? "" : "s", t->addr);
-	if (policy < 0)
-		printf("kernel:  GUP file-write policy unknown (/proc/kallsyms: %s)\n",
-		       errno_name(policy));
+	printf("policy:  %s (%s)\n", x->policy ?: "unknown", x->how);
+	if (x->none)
+		printf("expect:  nothing: %s\n", x->none);
 	else
-		printf("kernel:  GUP file-write policy %s (vma_needs_dirty_tracking %sin /proc/kallsyms)\n",
-		       policy ? "present" : "absent", policy ? "" : "not ");
+		printf("expect:  %s (matrix cell %s, %s)\n",
+		       expect_str(&x->e, buf, sizeof(buf)),
+		       backing_name(x->cell.backing), state_name(x->cell.state));
 }
 
 static int pin_and_hold(struct gupdev *dev, const struct pin_opts *o,
-			const struct target *t, int policy)
+			const struct target *t, const struct pin_expect *x)
 {
 	struct gup_pin_req req;
+	char buf[64];
 	int ret;
 
 	ret = gupdev_pin(dev, t->addr, t->len, o->method, o->flags, &req);
 	if (ret) {
 		printf("answer:  refused: %s (%s)\n", errno_name(ret), strerror(-ret));
-		explain_refusal(dev, o, t, policy, -ret);
+		explain_refusal(dev, t, o, x, -ret);
 		return GUPCTL_EXIT_REFUSED;
 	}
-	if (!req.nr_pinned) {
+	if (!req.nr_pinned)
 		printf("answer:  pinned 0 of %u pages: nothing kept\n", req.nr_requested);
+	else
+		printf("answer:  pinned %u of %u pages, pin id %u%s\n", req.nr_pinned,
+		       req.nr_requested, req.id,
+		       req.nr_pinned < req.nr_requested ?
+		       " (partial: the GUP call returned fewer pages)" : "");
+	if (!x->none && x->e.outcome == OUTCOME_PINNED && req.nr_pinned)
+		printf("  as policy %s expects: %s\n", x->policy, x->e.reason);
+	else if (!x->none)
+		printf("  not what policy %s expects: %s (%s)\n", x->policy,
+		       expect_str(&x->e, buf, sizeof(buf)), x->e.reason);
+	if (!req.nr_pinned)
 		return GUPCTL_EXIT_REFUSED;
-	}
-	printf("answer:  pinned %u of %u pages, pin id %u%s\n", req.nr_pinned,
-	       req.nr_requested, req.id,
-	       req.nr_pinned < req.nr_requested ? " (partial: the GUP call returned fewer pages)" : "");
 	print_pin_state(dev, req.id, req.nr_pinned, "after pin");
 
 	wait_for_unpin(o);
@@ -414,7 +401,8 @@ static int pin_and_hold(struct gupdev *dev, const struct pin_opts *o,
 	print_pin_state(dev, req.id, req.nr_pinned, "before unpin");
 	ret = gupdev_unpin(dev, req.id, o->unpin_flags);
 	if (ret) {
-		fprintf(stderr, "gupctl pin: unpin of pin %u failed: %s (%s): the pin stays until gupctl exits (close() releases it)\n",
+		fprintf(stderr,
+			"gupctl pin: unpin of pin %u failed: %s (%s): the pin stays until gupctl exits (close() releases it)\n",
 			req.id, errno_name(ret), strerror(-ret));
 		return GUPCTL_EXIT_REFUSED;
 	}
@@ -425,25 +413,26 @@ static int pin_and_hold(struct gupdev *dev, const struct pin_opts *o,
 
 int cmd_pin(int argc, char **argv)
 {
+	struct pin_expect x = { 0 };
 	struct pin_opts o;
 	struct target t;
 	struct gupdev dev;
-	int ret, policy;
+	int ret;
 
 	ret = parse_pin_opts(argc, argv, &o);
 	if (ret)
-		return ret < 0 ? GUPCTL_EXIT_OK : ret;
+		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
 	if (target_setup(&t, &o.spec)) {
 		fprintf(stderr, "gupctl pin: %s\n", t.err);
 		return GUPCTL_EXIT_USAGE;
 	}
-	policy = gup_file_write_policy();
-	print_request(&o, &t, policy);
+	pin_expectation(&o, &t, &x);
+	print_request(&o, &t, &x);
 	fflush(stdout);
 
 	ret = gupctl_open_device(&dev, "pin");
 	if (!ret) {
-		ret = pin_and_hold(&dev, &o, &t, policy);
+		ret = pin_and_hold(&dev, &o, &t, &x);
 		gupdev_close(&dev);
 	}
 	target_teardown(&t);

@@ -8,24 +8,9 @@
 #include <string.h>
 
 #include "gupctl.h"
+#include "options.h"
 
-void cmd_status_help(FILE *f)
-{
-	fprintf(f,
-"usage: gupctl status\n"
-"\n"
-"Print the gup_pin_test debugfs files pins and counters from\n"
-GUP_PIN_TEST_DEBUGFS "/, and whether the running kernel has the\n"
-"GUP file-write policy (vma_needs_dirty_tracking in /proc/kallsyms).\n"
-"\n"
-"Options:\n"
-"  -h, --help  this help\n"
-"\n"
-"Exit status: 0 shown, 2 usage error, 3 debugfs not mounted, module not\n"
-"loaded, or its files unreadable.\n");
-}
-
-#define DEBUGFS_FILE_MAX	(1 << 20)
+#define DEBUGFS_FILE_MAX	(1024 * 1024)	/* bytes */
 
 static int show_file(const char *name)
 {
@@ -50,34 +35,37 @@ static int show_file(const char *name)
 
 int cmd_status(int argc, char **argv)
 {
-	int ret, policy;
+	static const char * const usage[] = {
+		"gupctl status",
+		"",
+		"Print the driver's debugfs files pins and counters, and the kernel's GUP policy.",
+		NULL
+	};
+	const struct gopt opts[] = { GOPT_END() };
+	const char *policy;
+	char why[96];
+	int ret, argi;
 
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		cmd_status_help(stdout);
-		return GUPCTL_EXIT_OK;
-	}
-	if (argc > 1)
-		return usage_error("status", argv[1][0] == '-' ?
-				   "unknown option '%s'" : "unexpected argument '%s'",
-				   argv[1]);
+	ret = gopt_parse("status", argc, argv, opts, usage, &argi);
+	if (ret)
+		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
+	if (argi < argc)
+		return usage_error("status", "unexpected argument '%s'", argv[argi]);
 
-	policy = gup_file_write_policy();
-	if (policy < 0)
-		printf("kernel: GUP file-write policy unknown (/proc/kallsyms: %s)\n",
-		       errno_name(policy));
-	else
-		printf("kernel: GUP file-write policy %s\n",
-		       policy ? "present" : "absent");
+	policy = policy_detect(why, sizeof(why));
+	printf("kernel: GUP policy %s (%s)\n", policy ?: "unknown", why);
 
 	ret = gupdev_debugfs_probe();
 	switch (ret) {
 	case 0:
 		break;
 	case -ENODEV:
-		fprintf(stderr, "gupctl status: debugfs is not mounted on /sys/kernel/debug: mount it: mount -t debugfs none /sys/kernel/debug\n");
+		fprintf(stderr,
+			"gupctl status: debugfs is not mounted on /sys/kernel/debug: mount it: mount -t debugfs none /sys/kernel/debug\n");
 		return GUPCTL_EXIT_NODEV;
 	case -ENOENT:
-		fprintf(stderr, "gupctl status: %s absent: the gup_pin_test module is not loaded; load it: insmod gup_pin_test.ko\n",
+		fprintf(stderr,
+			"gupctl status: %s absent: the gup_pin_test module is not loaded; load it: insmod gup_pin_test.ko\n",
 			GUP_PIN_TEST_DEBUGFS);
 		return GUPCTL_EXIT_NODEV;
 	default:

@@ -8,29 +8,40 @@
 #include <string.h>
 
 #include "gupctl.h"
+#include "options.h"
 
 struct command {
 	const char *name;
-	int (*run)(int argc, char **argv);
+	int (*run)(int argc, char **argv);	/* NULL: host-only, not built */
+	/* Until the command parses with options.h: its help; else NULL. */
 	void (*help)(FILE *f);
 	const char *summary;
 };
 
-static const struct command commands[] = {
-	{ "pin", cmd_pin, cmd_pin_help,
-	  "pin pages of a file or memory, show the kernel's answer, unpin" },
-	{ "status", cmd_status, cmd_status_help,
-	  "show the driver's debugfs pins and counters" },
-	{ "matrix", cmd_matrix, cmd_matrix_help,
-	  "run every GUP matrix cell, compare with a policy (KTAP, TSV, JSON)" },
-#ifndef GUPCTL_GUEST
-	/* host only: reads results, needs no device (not in gupctl-guest) */
-	{ "report", cmd_report, cmd_report_help,
-	  "turn matrix TSVs into docs/matrix.md and a heatmap SVG (no device)" },
+#ifdef GUPCTL_GUEST
+#define HOST_ONLY(f)	NULL
+#else
+#define HOST_ONLY(f)	(f)
 #endif
-	{ "xcheck", cmd_xcheck, cmd_xcheck_help,
-	  "cross-check the matrix with the kernel's own gup_test" },
-	{ "repro", cmd_repro, cmd_repro_help, "the 2018 ext4 crash and its 6.1 data loss, step by step" },
+
+static int cmd_help(int argc, char **argv);
+
+static const struct command commands[] = {
+	{ .name = "pin", .run = cmd_pin,
+	  .summary = "pin pages of a file or memory, show the kernel's answer, unpin" },
+	{ .name = "status", .run = cmd_status,
+	  .summary = "show the driver's debugfs pins and counters" },
+	{ .name = "matrix", .run = cmd_matrix, .help = cmd_matrix_help,
+	  .summary = "run every GUP matrix cell, compare with a policy (KTAP, TSV, JSON)" },
+	/* reads results, needs no device: not in gupctl-guest */
+	{ .name = "report", .run = HOST_ONLY(cmd_report), .help = HOST_ONLY(cmd_report_help),
+	  .summary = "turn matrix TSVs into docs/matrix.md and a heatmap SVG (no device)" },
+	{ .name = "xcheck", .run = cmd_xcheck, .help = cmd_xcheck_help,
+	  .summary = "cross-check the matrix with the kernel's own gup_test" },
+	{ .name = "repro", .run = cmd_repro, .help = cmd_repro_help,
+	  .summary = "the 2018 ext4 crash and its 6.1 data loss, step by step" },
+	{ .name = "help", .run = cmd_help,
+	  .summary = "print a command's help (the same as COMMAND --help)" },
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -57,15 +68,18 @@ int gupctl_open_device(struct gupdev *dev, const char *cmd)
 	case 0:
 		return GUPCTL_EXIT_OK;
 	case -ENOENT:
-		fprintf(stderr, "gupctl %s: %s not found: the gup_pin_test module is not loaded; load it: insmod gup_pin_test.ko\n",
+		fprintf(stderr,
+			"gupctl %s: %s not found: the gup_pin_test module is not loaded; load it: insmod gup_pin_test.ko\n",
 			cmd, GUP_PIN_TEST_DEVICE);
 		break;
 	case -EPROTO:
-		fprintf(stderr, "gupctl %s: ABI version mismatch: the module speaks %u, gupctl %u: rebuild gupctl and the module from the same tree\n",
+		fprintf(stderr,
+			"gupctl %s: ABI version mismatch: the module speaks %u, gupctl %u: rebuild gupctl and the module from the same tree\n",
 			cmd, dev->ver.abi_version, GUP_PIN_TEST_ABI_VERSION);
 		break;
 	case -ENOTTY:
-		fprintf(stderr, "gupctl %s: %s does not answer GUP_PIN_IOC_VERSION (ENOTTY): it is not the gup_pin_test driver; reload gup_pin_test.ko\n",
+		fprintf(stderr,
+			"gupctl %s: %s does not answer GUP_PIN_IOC_VERSION (ENOTTY): it is not the gup_pin_test driver; reload gup_pin_test.ko\n",
 			cmd, GUP_PIN_TEST_DEVICE);
 		break;
 	default:
@@ -76,30 +90,39 @@ int gupctl_open_device(struct gupdev *dev, const char *cmd)
 	return GUPCTL_EXIT_NODEV;
 }
 
+static const char * const main_usage[] = {
+	"gupctl [--version] COMMAND [OPTIONS] [ARGS]",
+	"gupctl help COMMAND",
+	"",
+	"The user CLI of " GUP_PIN_TEST_DEVICE " (gup_pin_test.ko).",
+	NULL
+};
+
+/* gupctl's own options, and its commands as lines of the help. */
+static void main_opts(struct gopt *opts, bool *version)
+{
+	size_t i, n = 0;
+
+	opts[n++] = (struct gopt)GOPT_GROUP("Commands");
+	for (i = 0; i < NR_COMMANDS; i++) {
+		opts[n] = (struct gopt)GOPT_TEXT(commands[i].name, commands[i].summary);
+		if (!commands[i].run)
+			opts[n].help = "(host build only: not in this gupctl)";
+		n++;
+	}
+	opts[n++] = (struct gopt)GOPT_GROUP("Options");
+	opts[n++] = (struct gopt)GOPT_BOOL(0, "version", version,
+					   "print the gup_pin_test ABI version gupctl speaks");
+	opts[n] = (struct gopt)GOPT_END();
+}
+
 static void main_help(FILE *f)
 {
-	size_t i;
+	struct gopt opts[NR_COMMANDS + 4];
+	bool version;
 
-	fprintf(f,
-		"usage: gupctl COMMAND [OPTIONS]\n"
-		"       gupctl help COMMAND | gupctl COMMAND --help\n"
-		"       gupctl --help | --version\n"
-		"\n"
-		"User CLI of %s (gup_pin_test.ko, ABI version %u).\n"
-		"\n"
-		"Commands:\n", GUP_PIN_TEST_DEVICE, GUP_PIN_TEST_ABI_VERSION);
-	for (i = 0; i < NR_COMMANDS; i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f,
-		"  help     show the help of a command\n"
-		"\n"
-		"Options:\n"
-		"  -h, --help  this help\n"
-		"  --version   print the gup_pin_test ABI version gupctl speaks\n"
-		"\n"
-		"Exit status: 0 done, 1 refused by the kernel (matrix, report:\n"
-		"some cell not as expected), 2 usage error, 3 device missing or\n"
-		"of another ABI version.  Each command's help says more.\n");
+	main_opts(opts, &version);
+	gopt_usage(f, NULL, opts, main_usage);
 }
 
 static const struct command *find_command(const char *name)
@@ -112,41 +135,82 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+/* The command named @name, or NULL after saying why there is none. */
+static const struct command *get_command(const char *name)
 {
-	const struct command *c;
-	const char *arg = argc > 1 ? argv[1] : NULL;
+	const struct command *c = find_command(name);
 
-	if (!arg) {
-		main_help(stderr);
-		return GUPCTL_EXIT_USAGE;
+	if (!c) {
+		usage_error(NULL, "unknown command '%s'", name);
+		return NULL;
 	}
-	if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+	if (!c->run) {
+		fprintf(stderr,
+			"gupctl: '%s' is a host-only command, not in this build (gupctl-guest): run it on the host\n",
+			name);
+		return NULL;
+	}
+	return c;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	static const char * const usage[] = {
+		"gupctl help [COMMAND]",
+		"",
+		"Print the help of COMMAND (what COMMAND --help prints), or gupctl's.",
+		NULL
+	};
+	const struct gopt opts[] = { GOPT_END() };
+	char *args[3] = { NULL, "--help", NULL };	/* for cmd_X() */
+	const struct command *c;
+	int ret, argi;
+
+	ret = gopt_parse("help", argc, argv, opts, usage, &argi);
+	if (ret)
+		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
+	if (argi == argc) {
 		main_help(stdout);
 		return GUPCTL_EXIT_OK;
 	}
-	if (!strcmp(arg, "--version")) {
+	if (argc - argi > 1)
+		return usage_error("help", "give one COMMAND, not '%s' too", argv[argi + 1]);
+	c = get_command(argv[argi]);
+	if (!c)
+		return GUPCTL_EXIT_USAGE;
+	if (c->help) {
+		c->help(stdout);
+		return GUPCTL_EXIT_OK;
+	}
+	args[0] = (char *)c->name;
+	return c->run(2, args);
+}
+
+int main(int argc, char **argv)
+{
+	struct gopt opts[NR_COMMANDS + 4];
+	const struct command *c;
+	bool version = false;
+	int ret, argi;
+
+	main_opts(opts, &version);
+	ret = gopt_parse_flags(NULL, argc, argv, opts, main_usage,
+			       GOPT_STOP_AT_OPERAND, &argi);
+	if (ret)
+		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
+	if (version && argi < argc)
+		return usage_error(NULL, "--version takes no COMMAND");
+	if (version) {
 		printf("gupctl: gup_pin_test ABI version %u\n",
 		       GUP_PIN_TEST_ABI_VERSION);
 		return GUPCTL_EXIT_OK;
 	}
-	if (!strcmp(arg, "help")) {
-		if (argc == 2) {
-			main_help(stdout);
-			return GUPCTL_EXIT_OK;
-		}
-		if (argc > 3)
-			return usage_error(NULL, "help takes one COMMAND");
-		c = find_command(argv[2]);
-		if (!c)
-			return usage_error(NULL, "unknown command '%s'", argv[2]);
-		c->help(stdout);
-		return GUPCTL_EXIT_OK;
+	if (argi == argc) {
+		main_help(stderr);
+		return GUPCTL_EXIT_USAGE;
 	}
-	if (arg[0] == '-')
-		return usage_error(NULL, "unknown option '%s'", arg);
-	c = find_command(arg);
+	c = get_command(argv[argi]);
 	if (!c)
-		return usage_error(NULL, "unknown command '%s'", arg);
-	return c->run(argc - 1, argv + 1);
+		return GUPCTL_EXIT_USAGE;
+	return c->run(argc - argi, argv + argi);
 }

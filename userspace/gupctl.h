@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * gupctl: commands and the helpers they share.  A command is a
- * "int cmd_X(int argc, char **argv)" (argv[0] is the command name) plus a
- * "void cmd_X_help(FILE *)", listed in the table in gupctl.c.
+ * gupctl: commands and the helpers they share.  A command is an
+ * "int cmd_X(int argc, char **argv)" (argv[0] is the command name) listed
+ * in the table in gupctl.c; it parses with options.h, so "gupctl help X"
+ * runs cmd_X(2, {"X", "--help"}).  A command not converted yet also has a
+ * "void cmd_X_help(FILE *)", its table entry's .help.
  */
 #ifndef GUPCTL_H
 #define GUPCTL_H
@@ -26,13 +28,8 @@ int usage_error(const char *cmd, const char *fmt, ...)
 /* Open the device via gupdev_open(); explain a failure.  An exit code. */
 int gupctl_open_device(struct gupdev *dev, const char *cmd);
 
-/* Print the GUP_PIN_IOC_STATE table of pages [0, @nr) of pin @id. */
-void print_pin_state(struct gupdev *dev, __u32 id, __u32 nr, const char *when);
-
 int cmd_pin(int argc, char **argv);
-void cmd_pin_help(FILE *f);
 int cmd_status(int argc, char **argv);
-void cmd_status_help(FILE *f);
 int cmd_repro(int argc, char **argv);
 void cmd_repro_help(FILE *f);
 int cmd_matrix(int argc, char **argv);

@@ -64,8 +64,8 @@ int gupdev_unpin(struct gupdev *dev, __u32 id, unsigned int flags)
 	return xioctl(dev, GUP_PIN_IOC_UNPIN, &u);
 }
 
-static int gupdev_io(struct gupdev *dev, unsigned long cmd, __u32 id,
-		     __u64 offset, const void *buf, size_t len)
+int gupdev_write(struct gupdev *dev, __u32 id, __u64 offset,
+		 const void *buf, size_t len)
 {
 	struct gup_pin_io io = {
 		.id = id,
@@ -74,19 +74,7 @@ static int gupdev_io(struct gupdev *dev, unsigned long cmd, __u32 id,
 		.buf = (unsigned long)buf,
 	};
 
-	return xioctl(dev, cmd, &io);
-}
-
-int gupdev_read(struct gupdev *dev, __u32 id, __u64 offset,
-		void *buf, size_t len)
-{
-	return gupdev_io(dev, GUP_PIN_IOC_READ, id, offset, buf, len);
-}
-
-int gupdev_write(struct gupdev *dev, __u32 id, __u64 offset,
-		 const void *buf, size_t len)
-{
-	return gupdev_io(dev, GUP_PIN_IOC_WRITE, id, offset, buf, len);
+	return xioctl(dev, GUP_PIN_IOC_WRITE, &io);
 }
 
 int gupdev_state(struct gupdev *dev, __u32 id, __u32 first,
@@ -174,6 +162,7 @@ static const struct {
 	E(EOVERFLOW), E(EBADFD), E(EOPNOTSUPP), E(ETIMEDOUT), E(EALREADY),
 	E(EINPROGRESS), E(ECANCELED), E(EOWNERDEAD), E(EHWPOISON),
 };
+
 #undef E
 
 const char *errno_name(int err)

@@ -41,9 +41,7 @@ int gupdev_pin(struct gupdev *dev, void *addr, size_t len,
 	       struct gup_pin_req *req);
 /* Release pin @id; @flags: GUP_UNPIN_* (GUP_UNPIN_DIRTY). */
 int gupdev_unpin(struct gupdev *dev, __u32 id, unsigned int flags);
-/* Copy between @buf and the pinned pages of @id through the kernel map. */
-int gupdev_read(struct gupdev *dev, __u32 id, __u64 offset,
-		void *buf, size_t len);
+/* Copy @buf to the pinned pages of @id through the kernel map. */
 int gupdev_write(struct gupdev *dev, __u32 id, __u64 offset,
 		 const void *buf, size_t len);
 /*

@@ -13,11 +13,13 @@
 #include "options.h"
 
 #define GOPT_LONG_BASE	256	/* getopt_long() val of entry i: base + i */
+#define GOPT_LIST_OPTS	(GOPT_LONG_BASE - 1)	/* --list-opts */
 #define GOPT_HELP_COL	26	/* where the help text starts */
+#define GOPT_TEXT_COL	12	/* where a GOPT_TEXT's help starts */
 
 static bool gopt_is_option(const struct gopt *o)
 {
-	return o->type != GOPT_TYPE_GROUP;
+	return o->type != GOPT_TYPE_GROUP && o->type != GOPT_TYPE_TEXT;
 }
 
 static bool gopt_takes_arg(const struct gopt *o)
@@ -28,7 +30,7 @@ static bool gopt_takes_arg(const struct gopt *o)
 	case GOPT_TYPE_CHOICE:
 		return true;
 	case GOPT_TYPE_CALLBACK:
-		return o->argh != NULL;
+		return o->argh;
 	default:
 		return false;
 	}
@@ -113,23 +115,122 @@ static int gopt_take(const char *cmd, const struct gopt *o, const char *arg)
 	}
 }
 
-int gopt_parse(const char *cmd, int argc, char **argv, const struct gopt *opts,
-	       const char * const *usage, int *argi)
+/* The entry getopt_long() answered @c (an option's val) for, or NULL. */
+static const struct gopt *gopt_find(const struct gopt *opts, size_t n, int c)
+{
+	size_t i;
+
+	if (c >= GOPT_LONG_BASE)
+		return (size_t)(c - GOPT_LONG_BASE) < n ? &opts[c - GOPT_LONG_BASE] : NULL;
+	for (i = 0; i < n; i++)
+		if (gopt_is_option(&opts[i]) && opts[i].short_name == c)
+			return &opts[i];
+	return NULL;
+}
+
+/* getopt_long() took an unknown "--x": say whether it is a prefix of two. */
+static int gopt_unknown(const char *cmd, const struct option *longopts,
+			const char *arg)
+{
+	size_t len = strcspn(arg, "=") - 2, used = 0;
+	char list[256];
+	int i, n = 0;
+
+	if (strncmp(arg, "--", 2))
+		return usage_error(cmd, "unknown option '%s'", arg);
+	list[0] = '\0';
+	for (i = 0; longopts[i].name; i++) {
+		if (strncmp(longopts[i].name, arg + 2, len) || used >= sizeof(list))
+			continue;
+		used += snprintf(list + used, sizeof(list) - used, "%s--%s",
+				 n++ ? ", " : "", longopts[i].name);
+	}
+	if (n > 1)
+		return usage_error(cmd, "ambiguous option '%.*s': %s", (int)len + 2,
+				   arg, list);
+	return usage_error(cmd, "unknown option '%s'", arg);
+}
+
+static void gopt_list(const struct option *longopts)
+{
+	int i;
+
+	for (i = 0; longopts[i].name; i++)
+		if (longopts[i].val != GOPT_LIST_OPTS)
+			printf("--%s%s\n", longopts[i].name,
+			       longopts[i].has_arg ? "=" : "");
+}
+
+/* One answer of getopt_long(): 0 to go on, else what gopt_parse returns. */
+static int gopt_one(const char *cmd, int c, const struct gopt *opts, size_t n,
+		    const struct option *longopts, char **argv,
+		    const char * const *usage)
+{
+	const struct gopt *o;
+	char name[64];
+
+	switch (c) {
+	case 'h':
+		gopt_usage(stdout, cmd, opts, usage);
+		return GOPT_HELP;
+	case GOPT_LIST_OPTS:
+		gopt_list(longopts);
+		return GOPT_HELP;
+	case ':':
+		o = gopt_find(opts, n, optopt);
+		return usage_error(cmd, "option '%s' needs an argument",
+				   o ? gopt_name(o, name, sizeof(name)) : argv[optind - 1]);
+	case '?':
+		if (optopt >= GOPT_LONG_BASE) {
+			o = gopt_find(opts, n, optopt);
+			return usage_error(cmd, "option '%s' takes no argument",
+					   o ? gopt_name(o, name, sizeof(name)) : argv[optind - 1]);
+		}
+		if (optopt)
+			return usage_error(cmd, "unknown option '-%c'", optopt);
+		return gopt_unknown(cmd, longopts, argv[optind - 1]);
+	default:
+		o = gopt_find(opts, n, c);
+		return o ? gopt_take(cmd, o, optarg) :
+			   usage_error(cmd, "unknown option '-%c'", c);
+	}
+}
+
+/*
+ * glibc keeps getopt's ordering ('+': stop at the first operand) until a
+ * call with optind 0.  Leave getopt as a fresh process has it, for a
+ * command that still calls getopt_long() itself after setting optind = 1.
+ */
+static void gopt_reset_getopt(void)
+{
+	static char name[] = "gupctl";
+	char *argv[2] = { name, NULL };
+	int saved = optind;
+
+	optind = 0;
+	getopt(1, argv, ":");
+	optind = saved;
+}
+
+int gopt_parse_flags(const char *cmd, int argc, char **argv,
+		     const struct gopt *opts, const char * const *usage,
+		     unsigned int flags, int *argi)
 {
 	size_t i, n = gopt_count(opts), nl = 0;
-	struct option *longopts = calloc(n + 2, sizeof(*longopts));
-	char *shortopts = malloc(3 * n + 4), *p;
+	struct option *longopts = calloc(n + 3, sizeof(*longopts));
+	char *shortopts = malloc(3 * n + 5), *p;
 	const struct gopt *o;
 	int c, ret = 0;
 
 	if (!longopts || !shortopts) {
 		free(longopts);
 		free(shortopts);
-		fprintf(stderr, "gupctl %s: out of memory\n", cmd);
-		return GUPCTL_EXIT_USAGE;
+		return usage_error(cmd, "out of memory");
 	}
-	/* ':' first: report a missing argument as ':' rather than '?' */
 	p = shortopts;
+	if (flags & GOPT_STOP_AT_OPERAND)
+		*p++ = '+';
+	/* ':' (after '+'): report a missing argument as ':' rather than '?' */
 	*p++ = ':';
 	*p++ = 'h';
 	for (i = 0; i < n; i++) {
@@ -151,36 +252,27 @@ int gopt_parse(const char *cmd, int argc, char **argv, const struct gopt *opts,
 	}
 	*p = '\0';
 	longopts[nl].name = "help";
-	longopts[nl].val = 'h';
+	longopts[nl++].val = 'h';
+	longopts[nl].name = "list-opts";
+	longopts[nl].val = GOPT_LIST_OPTS;
 
 	opterr = 0;
-	optind = 1;
-	while (!ret && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		if (c == 'h') {
-			gopt_usage(stdout, cmd, opts, usage);
-			ret = GOPT_HELP;
-		} else if (c == ':') {
-			ret = usage_error(cmd, "option '%s' needs an argument",
-					  argv[optind - 1]);
-		} else if (c == '?') {
-			if (optopt && optopt < GOPT_LONG_BASE)
-				ret = usage_error(cmd, "unknown option '-%c'", optopt);
-			else
-				ret = usage_error(cmd, "unknown option '%s'",
-						  argv[optind - 1]);
-		} else if (c >= GOPT_LONG_BASE) {
-			ret = gopt_take(cmd, &opts[c - GOPT_LONG_BASE], optarg);
-		} else {
-			for (i = 0; i < n; i++)
-				if (gopt_is_option(&opts[i]) && opts[i].short_name == c)
-					break;
-			ret = gopt_take(cmd, &opts[i], optarg);
-		}
-	}
+	/* 0, not 1: glibc then forgets the previous call's ordering ('+') */
+	optind = 0;
+	while (!ret && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1)
+		ret = gopt_one(cmd, c, opts, n, longopts, argv, usage);
 	free(longopts);
 	free(shortopts);
 	*argi = optind;
+	if (flags & GOPT_STOP_AT_OPERAND)
+		gopt_reset_getopt();
 	return ret;
+}
+
+int gopt_parse(const char *cmd, int argc, char **argv, const struct gopt *opts,
+	       const char * const *usage, int *argi)
+{
+	return gopt_parse_flags(cmd, argc, argv, opts, usage, 0, argi);
 }
 
 static void gopt_usage_line(FILE *f, const struct gopt *o)
@@ -206,22 +298,45 @@ static void gopt_usage_line(FILE *f, const struct gopt *o)
 			gopt_choices_str(o->choices, list, sizeof(list)));
 }
 
+static void gopt_text_line(FILE *f, const struct gopt *o)
+{
+	int col = fprintf(f, "  %s", o->long_name);
+
+	fprintf(f, "%*s%s\n", col < GOPT_TEXT_COL - 1 ? GOPT_TEXT_COL - col : 1,
+		"", o->help);
+}
+
 void gopt_usage(FILE *f, const char *cmd, const struct gopt *opts,
 		const char * const *usage)
 {
+	bool grouped = false;
 	const struct gopt *o;
 	int i;
 
-	for (i = 0; usage && usage[i]; i++)
+	for (i = 0; usage && usage[i] && usage[i][0]; i++)
 		fprintf(f, "%s %s\n", i ? "   or:" : "usage:", usage[i]);
+	/* after an empty string: a description, as it is */
+	if (usage && usage[i]) {
+		fputc('\n', f);
+		while (usage[++i])
+			fprintf(f, "%s\n", usage[i]);
+	}
 	if (opts->type != GOPT_TYPE_GROUP)
 		fprintf(f, "\nOptions:\n");
 	for (o = opts; o->type != GOPT_TYPE_END; o++) {
+		grouped |= o->type == GOPT_TYPE_GROUP;
 		if (o->type == GOPT_TYPE_GROUP)
 			fprintf(f, "\n%s\n", o->help);
+		else if (o->type == GOPT_TYPE_TEXT)
+			gopt_text_line(f, o);
 		else
 			gopt_usage_line(f, o);
 	}
-	fprintf(f, "  -h, --help%*sthis help\n", GOPT_HELP_COL - 12, "");
-	fprintf(f, "\nThe guide: docs/gupctl.md, section \"gupctl %s\".\n", cmd);
+	/* after groups, a block of its own */
+	fprintf(f, "%s  -h, --help%*sthis help\n", grouped ? "\n" : "",
+		GOPT_HELP_COL - 12, "");
+	if (cmd)
+		fprintf(f, "\nThe guide: docs/gupctl.md, section \"gupctl %s\".\n", cmd);
+	else
+		fprintf(f, "\nThe guide: docs/gupctl.md.\n");
 }

@@ -17,7 +17,11 @@
  *	ret = gopt_parse("pin", argc, argv, opts, usage, &argi);
  *
  * Help lines are one line each; the long explanation of a command lives in
- * docs/gupctl.md, which the generated help points to.
+ * docs/gupctl.md, which the generated help points to.  An empty string in
+ * @usage ends the usage lines: the lines after it are printed as they are
+ * (a one-line description, say).  Besides -h/--help every command takes
+ * --list-opts, which prints its long options one a line ("--name=" when it
+ * takes an argument), for completion and tests.
  */
 #ifndef OPTIONS_H
 #define OPTIONS_H
@@ -28,6 +32,7 @@
 enum gopt_type {
 	GOPT_TYPE_END,
 	GOPT_TYPE_GROUP,	/* a heading in --help, parses nothing */
+	GOPT_TYPE_TEXT,		/* a line of --help (a command), parses nothing */
 	GOPT_TYPE_BOOL,		/* bool *value = true */
 	GOPT_TYPE_BIT,		/* unsigned int *value |= bit */
 	GOPT_TYPE_SET,		/* unsigned int *value = bit (e.g. an enum) */
@@ -52,7 +57,7 @@ struct gopt {
 	void *value;
 	const char *argh;		/* argument's name in --help; NULL: none */
 	const char *help;		/* one line (the group's title) */
-	unsigned int bit;		/* GOPT_TYPE_BIT / _SET */
+	unsigned int bit;		/* GOPT_TYPE_BIT / _SET, GOPT_CALLBACK_VAL */
 	const char * const *choices;	/* GOPT_TYPE_CHOICE, NULL terminated */
 	gopt_cb cb;			/* GOPT_TYPE_CALLBACK */
 	void *data;			/* for the callback */
@@ -60,6 +65,8 @@ struct gopt {
 
 #define GOPT_END()	{ .type = GOPT_TYPE_END }
 #define GOPT_GROUP(h)	{ .type = GOPT_TYPE_GROUP, .help = (h) }
+/* "  name    help" in --help: a command, an operand. */
+#define GOPT_TEXT(n, h)	{ .type = GOPT_TYPE_TEXT, .long_name = (n), .help = (h) }
 #define GOPT_BOOL(s, l, v, h) \
 	{ .type = GOPT_TYPE_BOOL, .short_name = (s), .long_name = (l), \
 	  .value = (v), .help = (h) }
@@ -82,18 +89,31 @@ struct gopt {
 #define GOPT_CALLBACK(s, l, d, a, f, h) \
 	{ .type = GOPT_TYPE_CALLBACK, .short_name = (s), .long_name = (l), \
 	  .data = (d), .argh = (a), .cb = (f), .help = (h) }
+/* No argument; cb finds @v in opt->bit (one callback for a set of options). */
+#define GOPT_CALLBACK_VAL(s, l, d, v, f, h) \
+	{ .type = GOPT_TYPE_CALLBACK, .short_name = (s), .long_name = (l), \
+	  .data = (d), .bit = (v), .cb = (f), .help = (h) }
 
 /* gopt_parse() returns this when it printed the help (exit 0). */
 #define GOPT_HELP	(-1)
 
 /*
  * Parse argv[1..] (argv[0] is the command's name) against @opts; -h and
- * --help print the help.  Options and operands may mix; "--" ends the
- * options.  Returns 0 with the operands moved to argv[*@argi..argc-1],
- * GOPT_HELP, or GUPCTL_EXIT_USAGE with the message on stderr.
+ * --help print the help, --list-opts the long options.  Options and
+ * operands may mix; "--" ends the options.  Returns 0 with the operands
+ * moved to argv[*@argi..argc-1], GOPT_HELP (help or list printed), or
+ * GUPCTL_EXIT_USAGE with the message on stderr.  @cmd NULL: gupctl itself.
  */
 int gopt_parse(const char *cmd, int argc, char **argv, const struct gopt *opts,
 	       const char * const *usage, int *argi);
+
+/* gopt_parse_flags() @flags */
+#define GOPT_STOP_AT_OPERAND	0x1	/* options end at the first operand */
+
+/* gopt_parse() with @flags (gupctl's own options end at the command). */
+int gopt_parse_flags(const char *cmd, int argc, char **argv,
+		     const struct gopt *opts, const char * const *usage,
+		     unsigned int flags, int *argi);
 
 /* The help generated from @usage and @opts. */
 void gopt_usage(FILE *f, const char *cmd, const struct gopt *opts,

@@ -5,9 +5,12 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/utsname.h>
 
-#include "gup_pin_test.h"
+#include "gupdev.h"
 #include "policy.h"
 
 static const char * const backing_names[BACKING_COUNT] = {
@@ -52,13 +55,13 @@ static struct expectation not_applicable(const char *reason)
 	return (struct expectation){ OUTCOME_NOT_APPLICABLE, 0, reason };
 }
 
-static bool method_is_fast(unsigned int method)
+bool method_is_fast(unsigned int method)
 {
 	return method == GUP_PIN_METHOD_PIN_FAST ||
 	       method == GUP_PIN_METHOD_GET_FAST;
 }
 
-static bool method_is_pin(unsigned int method)
+bool method_is_pin(unsigned int method)
 {
 	return method == GUP_PIN_METHOD_PIN || method == GUP_PIN_METHOD_PIN_FAST;
 }
@@ -153,6 +156,106 @@ static struct expectation expect_gup_v7(const struct cell *c)
 			pinned("GUP-fast takes the anonymous COW copy (no mapping: whitelisted); the VMA is never checked") :
 			pinned("GUP-fast takes the present writable PTE: v7's fast check is for FOLL_LONGTERM only, the VMA is never checked");
 	return refused(EFAULT, "check_vma_flags() -> writeable_file_mapping_allowed(): FOLL_PIN write to a VMA that vma_needs_dirty_tracking()");
+}
+
+/*
+ * The backings as the matrix makes them and gupctl pin recognises them.
+ * A memfd's file system is implied (shmem, hugetlbfs).
+ */
+static const struct backing_spec backing_specs[BACKING_COUNT] = {
+	[BACKING_ANON]		 = { TARGET_ANON, 0, true, false },
+	[BACKING_SHMEM]		 = { TARGET_SHMEM, 0, false, false },
+	[BACKING_HUGETLB]	 = { TARGET_HUGETLB, 0, false, false },
+	[BACKING_TMPFS]		 = { TARGET_FILE, TMPFS_MAGIC, false, false },
+	[BACKING_EXT4_SHARED]	 = { TARGET_FILE, EXT4_SUPER_MAGIC, false, false },
+	[BACKING_EXT4_PRIVATE]	 = { TARGET_FILE, EXT4_SUPER_MAGIC, true, false },
+	[BACKING_EXT4_SHARED_RO] = { TARGET_FILE, EXT4_SUPER_MAGIC, false, true },
+	[BACKING_RAMFS]		 = { TARGET_FILE, RAMFS_MAGIC, false, false },
+};
+
+static const enum target_prefault state_prefaults[STATE_COUNT] = {
+	[STATE_NONE]	= TARGET_PREFAULT_NONE,
+	[STATE_READ]	= TARGET_PREFAULT_READ,
+	[STATE_WRITE]	= TARGET_PREFAULT_WRITE,
+};
+
+const struct backing_spec *backing_spec(enum cell_backing backing)
+{
+	return backing < BACKING_COUNT ? &backing_specs[backing] : NULL;
+}
+
+enum target_prefault state_prefault(enum cell_state state)
+{
+	return state < STATE_COUNT ? state_prefaults[state] : TARGET_PREFAULT_NONE;
+}
+
+/*
+ * The policies model 6.1 (6.1.192's code).  There, only the series adds
+ * vma_needs_dirty_tracking() (mm/mmap.c, a global function:
+ * patches/gup-v7/0001); stock 6.1 has no such symbol.  Later kernels have
+ * it with another policy (mainline's, from 6.5), so they are not v7.
+ */
+const char *policy_detect(char *why, size_t size)
+{
+	struct utsname u;
+	int has;
+
+	if (uname(&u) == 0 && strncmp(u.release, "6.1.", 4)) {
+		snprintf(why, size, "kernel %.40s: the policies model 6.1 only",
+			 u.release);
+		return NULL;
+	}
+	has = gup_file_write_policy();
+	if (has < 0) {
+		snprintf(why, size, "/proc/kallsyms unreadable: %s",
+			 errno_name(has));
+		return NULL;
+	}
+	snprintf(why, size, "vma_needs_dirty_tracking %sin /proc/kallsyms",
+		 has ? "" : "not ");
+	return has ? "v7" : "stock";
+}
+
+static bool backing_is(const struct backing_spec *b, const struct target *t)
+{
+	const struct target_spec *s = &t->spec;
+
+	return b->kind == s->kind && b->read_only == s->read_only &&
+	       (s->kind == TARGET_ANON || b->private == s->private) &&
+	       (s->kind != TARGET_FILE || b->fs_magic == t->fs_magic);
+}
+
+/*
+ * FOLL_FORCE acts on a VMA without VM_WRITE (check_vma_flags(),
+ * mm/gup.c:1081-1099) or without VM_READ (mm/gup.c:1100, never here: every
+ * target is PROT_READ); can_follow_write_pte() ignores it on a VM_WRITE VMA
+ * (mm/gup.c:526-528) and v7 never tests it.  So FOLL_FORCE changes nothing
+ * but a write to a PROT_READ mapping, which the matrix does not run.
+ */
+int pin_cell(const struct target *t, unsigned int method, unsigned int flags,
+	     struct cell *c, const char **why)
+{
+	unsigned int i;
+
+	if (flags & GUP_PIN_FLAG_FORCE) {
+		if ((flags & GUP_PIN_FLAG_WRITE) && t->spec.read_only) {
+			*why = "the matrix never runs FOLL_FORCE|FOLL_WRITE on a PROT_READ mapping";
+			return -ENOENT;
+		}
+		flags &= ~GUP_PIN_FLAG_FORCE;
+	}
+	c->method = method;
+	c->flags = flags;
+	for (i = 0; i < BACKING_COUNT && !backing_is(backing_spec(i), t); i++)
+		;
+	c->backing = i;
+	for (i = 0; i < STATE_COUNT && state_prefault(i) != t->spec.prefault; i++)
+		;
+	c->state = i;
+	if (c->backing < BACKING_COUNT && c->state < STATE_COUNT)
+		return 0;
+	*why = "no matrix backing is this kind of memory, file system and mapping";
+	return -ENOENT;
 }
 
 static const struct {

@@ -8,6 +8,9 @@
 #define POLICY_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "target.h"
 
 /* What backs the one page a cell pins. */
 enum cell_backing {
@@ -55,6 +58,33 @@ typedef struct expectation (*policy_fn)(const struct cell *cell);
 policy_fn policy_lookup(const char *name);
 /* Comma separated names of every policy, for help and errors. */
 const char *policy_names(void);
+
+/* FOLL_PIN (pin_user_pages*), not FOLL_GET?  The one place this is decided. */
+bool method_is_pin(unsigned int method);
+bool method_is_fast(unsigned int method);		/* a *_fast entry point? */
+
+/* How a backing's memory is made (a target_spec less path and range). */
+struct backing_spec {
+	enum target_kind kind;
+	unsigned long fs_magic;	/* TARGET_FILE: the file system's f_type */
+	bool private;		/* MAP_PRIVATE (anon: always) */
+	bool read_only;		/* PROT_READ only */
+};
+
+const struct backing_spec *backing_spec(enum cell_backing backing);
+enum target_prefault state_prefault(enum cell_state state);
+/*
+ * The policy the running kernel implements: "v7" or "stock", or NULL if
+ * unknown; @why says how it was decided (or why it is unknown).
+ */
+const char *policy_detect(char *why, size_t size);
+/*
+ * gupctl pin: the matrix cell a pin of @t with @method and @flags
+ * (GUP_PIN_FLAG_*) is an instance of, for each of its pages.  0, or
+ * -ENOENT when no cell models it, with the reason in *@why.
+ */
+int pin_cell(const struct target *t, unsigned int method, unsigned int flags,
+	     struct cell *c, const char **why);
 
 const char *backing_name(enum cell_backing backing);
 const char *state_name(enum cell_state state);

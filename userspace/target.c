@@ -185,10 +185,17 @@ void target_prefault(const struct target *t, enum target_prefault how)
 	}
 }
 
-bool target_is_dirty_tracked_file(const struct target *t)
+const char * const target_prefault_names[] = {
+	[TARGET_PREFAULT_NONE]	= "none",
+	[TARGET_PREFAULT_READ]	= "read",
+	[TARGET_PREFAULT_WRITE]	= "write",
+	NULL
+};
+
+static const char *target_prefault_name(enum target_prefault how)
 {
-	return t->spec.kind == TARGET_FILE && t->fs_magic != TMPFS_MAGIC &&
-	       t->fs_magic != HUGETLBFS_MAGIC;
+	return (unsigned int)how <= TARGET_PREFAULT_WRITE ?
+	       target_prefault_names[how] : "?";
 }
 
 static const char *fs_name(unsigned long magic)
@@ -251,31 +258,6 @@ const char *target_kind_name(enum target_kind kind)
 	case TARGET_HUGETLB:	return "hugetlb";
 	}
 	return "?";
-}
-
-static const char * const prefault_names[] = {
-	[TARGET_PREFAULT_NONE]	= "none",
-	[TARGET_PREFAULT_READ]	= "read",
-	[TARGET_PREFAULT_WRITE]	= "write",
-};
-
-const char *target_prefault_name(enum target_prefault how)
-{
-	return (unsigned int)how < ARRAY_SIZE(prefault_names) ?
-	       prefault_names[how] : "?";
-}
-
-int target_parse_prefault(const char *s, enum target_prefault *how)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(prefault_names); i++) {
-		if (!strcmp(s, prefault_names[i])) {
-			*how = i;
-			return 0;
-		}
-	}
-	return -EINVAL;
 }
 
 int target_parse_size(const char *s, size_t *bytes)

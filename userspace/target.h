@@ -57,18 +57,12 @@ void target_teardown(struct target *t);
 /* Touch each page of the range (setup does this with spec.prefault). */
 void target_prefault(const struct target *t, enum target_prefault how);
 
-/*
- * A file mapping that is neither shmem (tmpfs) nor hugetlbfs: the kind
- * the GUP file-write policy treats as needing dirty tracking.
- */
-bool target_is_dirty_tracked_file(const struct target *t);
 /* "file on ext2/3/4, MAP_SHARED, PROT_READ|PROT_WRITE, prefault none" */
 char *target_describe(const struct target *t, char *buf, size_t size);
 
 const char *target_kind_name(enum target_kind kind);	/* "file", "anon".. */
-const char *target_prefault_name(enum target_prefault how);
-/* "none" / "read" / "write" -> 0, else -EINVAL. */
-int target_parse_prefault(const char *s, enum target_prefault *how);
+/* "none", "read", "write" (by enum target_prefault), NULL terminated. */
+extern const char * const target_prefault_names[];
 /*
  * Decimal (or 0x hex) bytes with an optional K or M suffix (x1024,
  * x1048576).  -EINVAL: not such a number; -ERANGE: too big.

@@ -26,12 +26,12 @@ enum gup_pin_method {
 };
 
 /*
- * Request flags.  The module maps them onto FOLL_* itself: FOLL_* are not
- * uapi and their values change between kernels.
+ * Request flags (bits; hex, as BIT() is not uapi).  The module maps them
+ * onto FOLL_* itself: FOLL_* are not uapi and change between kernels.
  */
-#define GUP_PIN_FLAG_WRITE		(1U << 0)	/* FOLL_WRITE    */
-#define GUP_PIN_FLAG_LONGTERM		(1U << 1)	/* FOLL_LONGTERM */
-#define GUP_PIN_FLAG_FORCE		(1U << 2)	/* FOLL_FORCE (acts in the slow path) */
+#define GUP_PIN_FLAG_WRITE		0x01U	/* FOLL_WRITE    */
+#define GUP_PIN_FLAG_LONGTERM		0x02U	/* FOLL_LONGTERM */
+#define GUP_PIN_FLAG_FORCE		0x04U	/* FOLL_FORCE (acts in the slow path) */
 #define GUP_PIN_FLAGS_ALL		(GUP_PIN_FLAG_WRITE | \
 					 GUP_PIN_FLAG_LONGTERM | \
 					 GUP_PIN_FLAG_FORCE)
@@ -80,8 +80,11 @@ struct gup_pin_io {
 	__u64 buf;			/* in: user pointer */
 };
 
-/* GUP_PIN_IOC_UNPIN: release pin @id. */
-#define GUP_UNPIN_DIRTY			(1U << 0)	/* unpin_user_pages_dirty_lock() / set_page_dirty_lock() */
+/*
+ * GUP_PIN_IOC_UNPIN: release pin @id.  GUP_UNPIN_DIRTY: mark the pages dirty
+ * on the way (unpin_user_pages_dirty_lock(), set_page_dirty_lock() for get).
+ */
+#define GUP_UNPIN_DIRTY			0x01U
 struct gup_pin_unpin {
 	__u32 id;			/* in */
 	__u32 flags;			/* in: GUP_UNPIN_* */
@@ -97,12 +100,12 @@ enum gup_page_kind {
 };
 
 /* Page state bits, sampled under no lock: a snapshot, not a guarantee. */
-#define GUP_PAGE_DIRTY			(1U << 0)	/* PG_dirty */
-#define GUP_PAGE_WRITEBACK		(1U << 1)	/* PG_writeback */
-#define GUP_PAGE_HAS_BUFFERS		(1U << 2)	/* folio_test_private() */
-#define GUP_PAGE_MAYBE_DMA_PINNED	(1U << 3)	/* folio_maybe_dma_pinned() */
-#define GUP_PAGE_UPTODATE		(1U << 4)	/* PG_uptodate */
-#define GUP_PAGE_LRU			(1U << 5)	/* PG_lru */
+#define GUP_PAGE_DIRTY			0x01U	/* PG_dirty */
+#define GUP_PAGE_WRITEBACK		0x02U	/* PG_writeback */
+#define GUP_PAGE_HAS_BUFFERS		0x04U	/* folio_test_private() */
+#define GUP_PAGE_MAYBE_DMA_PINNED	0x08U	/* folio_maybe_dma_pinned() */
+#define GUP_PAGE_UPTODATE		0x10U	/* PG_uptodate */
+#define GUP_PAGE_LRU			0x20U	/* PG_lru */
 
 struct gup_page_state {
 	__u64 index;			/* page index in its file (or anon index) */

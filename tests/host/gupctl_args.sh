@@ -1,17 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Host tests of gupctl: argument parsing, help and error messages.  Needs no
+# Host tests of gupctl: argument parsing, the generated help, error
+# messages, and the guest build (gupctl-guest, next to gupctl).  Needs no
 # /dev/gup_test (tests that need it absent are skipped if it is there).
 # Output: TAP version 13.  Exit status: 0 if every test passed.
 #
 # usage: tests/host/gupctl_args.sh [PATH/TO/gupctl]
-#   Without an argument (as tests/run.sh calls it) userspace/gupctl is built
-#   with make and tested.
+#   Without an argument (as tests/run.sh calls it) userspace/gupctl and
+#   userspace/gupctl-guest are built with make and tested.
 set -euo pipefail
 
 HEADER=$(cd "$(dirname "$0")/../.." && pwd)/module/uapi/gup_pin_test.h
 # shellcheck source=../gupctl_harness.sh
 . "$(dirname "$0")/../gupctl_harness.sh"
+GUEST=$(dirname "$GUPCTL")/gupctl-guest
 
 ok() {
 	tap_ok "$1"
@@ -21,24 +23,165 @@ skip() {
 	tap_ok "$1 # SKIP $2"
 }
 
+# check DESC CONDITION...: ok if the command CONDITION succeeds.
+check() {
+	local desc=$1
+	shift
+	if "$@"; then
+		ok "$desc"
+	else
+		not_ok "$desc" "exit $rc"
+	fi
+}
+
+# The last run exited 3 and said why the device is missing.
+nodev_explained() {
+	[ "$rc" -eq 3 ] &&
+		grep -qE "debugfs is not mounted|module is not loaded|run as root" "$TMP/err"
+}
+
+is_static() {
+	! readelf -l "$1" | grep -q INTERP
+}
+
 # Top level.
-expect "no arguments: usage, exit 2" 2 err "usage: gupctl COMMAND" --
+expect "no arguments: usage on stderr, exit 2" 2 err "usage: gupctl" \
+	"Commands" -- 
 expect "unknown command" 2 err "gupctl: unknown command 'frobnicate'" \
 	"Try 'gupctl --help'." -- frobnicate
 expect "unknown top-level option" 2 err "gupctl: unknown option '--frob'" \
 	"Try 'gupctl --help'." -- --frob
 expect "help of an unknown command" 2 err "unknown command 'frob'" -- help frob
+expect "help of two commands" 2 err "gupctl help: give one COMMAND, not 'status' too" \
+	-- help pin status
 abi=$(awk '$2 == "GUP_PIN_TEST_ABI_VERSION" { print $3 }' "$HEADER")
 expect "--version prints the header's ABI version ($abi)" 0 out \
 	"gup_pin_test ABI version $abi" -- --version
+expect "--version with a command" 2 err "--version takes no COMMAND" -- --version pin
+# Options end at the command: --write is pin's, not gupctl's.
+expect "gupctl's options end at the command" 2 err "gupctl pin: no target" \
+	-- pin --write
+# ... and the command then takes options after its operands (getopt's
+# ordering is the default again, also for a command calling getopt itself).
+expect "a command takes options after its operands" 2 err \
+	"gupctl repro: unknown option '--no-such-option'" -- repro ext4-2018 --no-such-option
 
-# pin: unknown options and missing arguments.
-expect "pin: unknown long option" 2 err "gupctl pin: unknown option '--frob'" \
-	"Try 'gupctl pin --help'." -- pin --frob --anon
+# The commands, as gupctl --help lists them.
+run --help
+mapfile -t commands < <(sed -n '/^Commands$/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p' "$TMP/out")
+for c in pin status help; do
+	if printf '%s\n' "${commands[@]}" | grep -qx "$c"; then
+		ok "--help lists the command $c"
+	else
+		not_ok "--help lists the command $c" "listed: ${commands[*]}"
+	fi
+done
+
+# Every command: help C is C --help; an unknown option is a usage error.
+for c in "${commands[@]}"; do
+	run "$c" --help
+	cp "$TMP/out" "$TMP/help-opt"
+	rc_opt=$rc
+	run help "$c"
+	if [ "$rc" -eq 0 ] && [ "$rc_opt" -eq 0 ] && [ -s "$TMP/out" ] &&
+		[ ! -s "$TMP/err" ] && cmp -s "$TMP/out" "$TMP/help-opt"; then
+		ok "$c: 'gupctl help $c' prints what 'gupctl $c --help' prints"
+	else
+		not_ok "$c: 'gupctl help $c' prints what 'gupctl $c --help' prints" \
+			"exit $rc (--help: exit $rc_opt)" \
+			"$(diff "$TMP/help-opt" "$TMP/out" | head -5 | tr '\n' '|')"
+	fi
+	expect "$c: an unknown option is a usage error" 2 err \
+		"Try 'gupctl $c --help'." -- "$c" --no-such-option
+done
+
+# Commands that parse with options.h (--list-opts works): the message of
+# an unknown option, the option table (--list-opts) and the --help agree
+# both ways, and an option that takes an argument, given last without it,
+# is a usage error.
+for c in "${commands[@]}"; do
+	run "$c" --list-opts
+	if [ "$rc" -ne 0 ]; then
+		skip "$c: options.h messages, table and help" \
+			"$c does not parse with options.h yet"
+		continue
+	fi
+	expect "$c: an unknown option is named" 2 err \
+		"gupctl $c: unknown option '--no-such-option'" -- "$c" --no-such-option
+	run "$c" --list-opts
+	mapfile -t table < <(sed 's/=$//' "$TMP/out")
+	run "$c" --help
+	# option lines: "  -x, --name ARG   help" or "      --name ARG   help"
+	mapfile -t helped < <(grep -oE '^  (-[a-zA-Z], |    )--[a-z][a-z-]*' "$TMP/out" |
+		sed 's/.*--/--/')
+	not_helped=$(comm -23 <(printf '%s\n' "${table[@]}" | sort -u) \
+		<(printf '%s\n' "${helped[@]}" | sort -u))
+	not_tabled=$(comm -13 <(printf '%s\n' "${table[@]}" | sort -u) \
+		<(printf '%s\n' "${helped[@]}" | sort -u))
+	if [ ${#table[@]} -gt 0 ] && [ -z "$not_helped" ] && [ -z "$not_tabled" ]; then
+		ok "$c: every option of the table is in --help, and only those (${#table[@]})"
+	else
+		not_ok "$c: every option of the table is in --help, and only those" \
+			"not in --help: $(echo "$not_helped" | tr '\n' ' ')" \
+			"not in the table: $(echo "$not_tabled" | tr '\n' ' ')"
+	fi
+	mapfile -t with_arg < <(run "$c" --list-opts; sed -n 's/=$//p' "$TMP/out")
+	bad=()
+	for opt in "${with_arg[@]}"; do
+		run "$c" "$opt"
+		[ "$rc" -eq 2 ] && grep -qF "gupctl $c: option '$opt' needs an argument" \
+			"$TMP/err" || bad+=("$opt")
+	done
+	none_bad "$c: an option without its argument is a usage error" \
+		"not refused so" "${bad[@]}"
+done
+
+# pin: its options (a removed or renamed option must fail here).
+pin_opts="--anon --dirty-on-unpin --fast --force --get --get-fast --help
+--hold --hugetlb --length --longterm --offset --policy --prefault --private
+--read-only --shmem --then --write"
+run pin --list-opts
+listed=$(sed 's/=$//' "$TMP/out" | sort | tr '\n' ' ')
+want=$(tr ' ' '\n' <<<"$pin_opts" | grep . | sort | tr '\n' ' ')
+if [ "$rc" -eq 0 ] && [ "$listed" = "$want" ]; then
+	ok "pin: the option table has the documented options"
+else
+	not_ok "pin: the option table has the documented options" \
+		"listed: $listed" "want: $want"
+fi
+
+# Every pin option parses: with two targets after it, parsing must get as
+# far as the "two targets" error.
+bad=()
+for opt in $pin_opts; do
+	case $opt in
+	--help) continue ;;
+	--offset | --length) args=("$opt" 4K) ;;
+	--prefault) args=("$opt" read) ;;
+	--hold) args=("$opt" 1) ;;
+	--then) args=("$opt" true) ;;
+	--policy) args=("$opt" stock) ;;
+	*) args=("$opt") ;;
+	esac
+	run pin "${args[@]}" --anon --shmem
+	[ "$rc" -eq 2 ] && grep -qF "two targets" "$TMP/err" || bad+=("$opt")
+done
+none_bad "pin: every option of the table is accepted" rejected "${bad[@]}"
+
+# pin: unknown options, bad arguments and choices.
 expect "pin: unknown short option" 2 err "gupctl pin: unknown option '-x'" \
 	-- pin -x --anon
-expect "pin: option without its argument" 2 err \
-	"option '--length' needs an argument" -- pin --anon --length
+expect "pin: ambiguous abbreviation" 2 err \
+	"gupctl pin: ambiguous option '--ge': --get, --get-fast" -- pin --ge --anon
+expect "pin: an argument to an option that takes none" 2 err \
+	"gupctl pin: option '--write' takes no argument" -- pin --write=yes --anon
+expect "pin: bad --prefault choice" 2 err \
+	"gupctl pin: bad --prefault 'rw': give none, read, write" \
+	-- pin --prefault rw --anon
+expect "pin: bad --policy" 2 err "gupctl pin: bad --policy 'v9': give stock, v7" \
+	-- pin --policy v9 --anon
+expect "pin: bad --hold" 2 err "bad --hold '-1': give whole seconds" \
+	-- pin --hold -1 --anon
 
 # pin: conflicts.
 expect "pin: --hold with --then" 2 err \
@@ -73,9 +216,6 @@ expect "pin: misaligned offset" 2 err \
 expect "pin: misaligned length" 2 err "--length 6144 (0x1800) is not page aligned" \
 	-- pin --length 6K --anon
 expect "pin: zero length" 2 err "--length must not be 0" -- pin --length 0 --anon
-expect "pin: bad --prefault mode" 2 err "bad --prefault 'rw'" \
-	-- pin --prefault rw --anon
-expect "pin: bad --hold" 2 err "bad --hold '-1'" -- pin --hold -1 --anon
 
 # pin: file targets (set up before the device is opened).
 nofile=$TMP/no/such/file
@@ -88,9 +228,10 @@ expect "pin: file too small for the range" 2 err \
 expect "pin: a directory is not a target" 2 err "cannot open $TMP: EISDIR" \
 	-- pin "$TMP"
 
-# pin without the module.
+# pin without the module: the request and the policy's expectation (from
+# policy.c) are printed before the device is opened.
 if [ -e /dev/gup_test ]; then
-	skip "pin --anon without the module: exit 3" "/dev/gup_test exists here"
+	skip "pin without the module" "/dev/gup_test exists here"
 else
 	expect "pin --anon without the module: exit 3 with the insmod hint" 3 err \
 		"/dev/gup_test not found" "load it: insmod gup_pin_test.ko" \
@@ -99,6 +240,38 @@ else
 	expect "pin FILE --write without the module: request shown, exit 3" 3 out \
 		"request: pin_user_pages, flags WRITE" "target:  $TMP/big (file on" \
 		"offset 0x1000 length 0x1000 (1 page)" -- pin --write --offset 4K "$TMP/big"
+	expect "pin: --policy names the policy and the kernel's" 3 out \
+		"policy:  v7 (--policy; the kernel's: " \
+		-- pin --policy v7 --anon
+	expect "pin: anon maps to the matrix cell anon-private" 3 out \
+		"expect:  pinned (matrix cell anon-private, untouched)" \
+		-- pin --policy v7 --write --longterm --anon
+	expect "pin: get with FOLL_LONGTERM is expected refused EINVAL" 3 out \
+		"expect:  refused EINVAL (matrix cell shmem-memfd, read-faulted)" \
+		-- pin --policy stock --get --longterm --prefault read --shmem
+	expect "pin: FOLL_FORCE on a writable mapping is the cell without it" 3 out \
+		"expect:  pinned (matrix cell anon-private, write-faulted)" \
+		-- pin --policy v7 --force --write --prefault write --anon
+	expect "pin: FOLL_FORCE|FOLL_WRITE on PROT_READ has no cell" 3 out \
+		"expect:  nothing: the matrix never runs FOLL_FORCE|FOLL_WRITE" \
+		-- pin --policy stock --force --write --read-only "$TMP/big"
+	if [ "$(stat -f -c %T "$TMP")" = ext2/ext3 ]; then
+		expect "pin: an ext4 file, MAP_SHARED, under v7: refused EFAULT" 3 out \
+			"expect:  refused EFAULT (matrix cell ext4-shared, untouched)" \
+			-- pin --policy v7 --write --longterm "$TMP/big"
+		expect "pin: an ext4 file, MAP_SHARED, under stock: pinned" 3 out \
+			"expect:  pinned (matrix cell ext4-shared, untouched)" \
+			-- pin --policy stock --write --longterm "$TMP/big"
+	else
+		skip "pin: an ext4 file maps to ext4-shared" "$TMP is not on ext4"
+	fi
+	run pin --anon
+	if [ "$rc" -eq 3 ] && grep -qE '^policy:  (stock|v7|unknown) \(.+\)$' "$TMP/out" &&
+		grep -qE '^expect:  ' "$TMP/out"; then
+		ok "pin: says which policy it detected, and what it expects"
+	else
+		not_ok "pin: says which policy it detected, and what it expects"
+	fi
 fi
 
 # status.
@@ -109,77 +282,42 @@ if [ -d /sys/kernel/debug/gup_pin_test ]; then
 	skip "status without the module: exit 3" "the module is loaded here"
 else
 	run status
-	if [ "$rc" -eq 3 ] && grep -qE \
-		"debugfs is not mounted|module is not loaded|run as root" "$TMP/err"; then
-		ok "status without the module: exit 3 and says why"
-	else
-		not_ok "status without the module: exit 3 and says why" "exit $rc"
-	fi
+	check "status without the module: exit 3 and says why" nodev_explained
 fi
 
-# Help: each command's --help lists exactly the options that exist, and
-# every option it lists is accepted.
-pin_opts="--anon --dirty-on-unpin --fast --force --get --get-fast --help
---hold --hugetlb --length --longterm --offset --prefault --private
---read-only --shmem --then --write"
-
-# check_help DESC USAGE EXPECTED_OPTIONS ARGS...: exit 0, the USAGE line
-# on stdout, and the --options named are exactly EXPECTED_OPTIONS.
-check_help() {
-	local desc=$1 usage=$2 want listed
-	want=$(tr ' ' '\n' <<<"$3" | { grep . || true; } | sort -u)
-	shift 3
-	run "$@"
-	listed=$({ grep -oE -- '--[a-z][a-z-]*' "$TMP/out" || true; } | sort -u)
-	if [ "$rc" -eq 0 ] && [ "$listed" = "$want" ] && [ ! -s "$TMP/err" ] &&
-		grep -qF -- "$usage" "$TMP/out"; then
-		ok "$desc"
-	else
-		not_ok "$desc" "exit $rc" "listed: $(echo "$listed" | tr '\n' ' ')" \
-			"want: $(echo "$want" | tr '\n' ' ')"
-	fi
-}
-
-check_help "pin --help lists every pin option and only those" \
-	"usage: gupctl pin [OPTIONS] TARGET" "$(tr '\n' ' ' <<<"$pin_opts")" pin --help
-cp "$TMP/out" "$TMP/pin-help"
-run help pin
-if [ "$rc" -eq 0 ] && [ -s "$TMP/out" ] && cmp -s "$TMP/out" "$TMP/pin-help"; then
-	ok "help pin prints the same as pin --help"
-else
-	not_ok "help pin prints the same as pin --help" "exit $rc"
-fi
-check_help "status --help lists --help only" "usage: gupctl status" \
-	"--help" status --help
-check_help "--help lists --help and --version" "usage: gupctl COMMAND" \
-	"--help --version" --help
+# The help texts: usage lines and the pointer to the guide.
+expect "pin --help: usage, and the guide's section" 0 out \
+	"usage: gupctl pin [OPTIONS] FILE" \
+	"The guide: docs/gupctl.md, section \"gupctl pin\"." -- pin --help
+expect "status --help: usage, and the guide's section" 0 out \
+	"usage: gupctl status" \
+	"The guide: docs/gupctl.md, section \"gupctl status\"." -- status --help
+expect "--help: usage, --version, the guide" 0 out "usage: gupctl [--version] COMMAND" \
+	"--version" "The guide: docs/gupctl.md." -- --help
+run help
+cp "$TMP/out" "$TMP/help-cmd"
 run --help
-if grep -qE '^  pin ' "$TMP/out" && grep -qE '^  status ' "$TMP/out" &&
-	grep -qE '^  help ' "$TMP/out"; then
-	ok "--help lists the commands pin, status, help"
-else
-	not_ok "--help lists the commands pin, status, help"
-fi
+check "'gupctl help' prints what 'gupctl --help' prints" cmp -s "$TMP/out" "$TMP/help-cmd"
+run pin --help
+long=$(awk 'length > 80' "$TMP/out")
+check "pin --help: every line fits 80 columns" test -z "$long"
 
-# Every listed pin option parses: with two targets after it, parsing must
-# get as far as the "two targets" error.
-bad=()
-for opt in $pin_opts; do
-	case $opt in
-	--help) continue ;;
-	--offset | --length) args=("$opt" 4K) ;;
-	--prefault) args=("$opt" read) ;;
-	--hold) args=("$opt" 1) ;;
-	--then) args=("$opt" true) ;;
-	*) args=("$opt") ;;
-	esac
-	run pin "${args[@]}" --anon --shmem
-	[ "$rc" -eq 2 ] && grep -qF "two targets" "$TMP/err" || bad+=("$opt")
-done
-if [ ${#bad[@]} -eq 0 ]; then
-	ok "every option pin --help lists is accepted"
+# The guest build: static, without the host-only commands, and says so.
+if [ ! -x "$GUEST" ]; then
+	skip "gupctl-guest" "$GUEST not built (make -C userspace gupctl-guest)"
 else
-	not_ok "every option pin --help lists is accepted" "rejected: ${bad[*]}"
+	check "gupctl-guest is static (no program interpreter)" is_static "$GUEST"
+	GUPCTL_HOST=$GUPCTL
+	GUPCTL=$GUEST
+	expect "gupctl-guest report: host-only, exit 2" 2 err \
+		"gupctl: 'report' is a host-only command, not in this build (gupctl-guest)" \
+		-- report --md x
+	expect "gupctl-guest help report: host-only, exit 2" 2 err \
+		"'report' is a host-only command" -- help report
+	expect "gupctl-guest --help marks report host-only" 0 out \
+		"report    (host build only: not in this gupctl)" -- --help
+	GUPCTL=$GUPCTL_HOST
+	expect "gupctl (host) has report" 0 out "usage: gupctl report" -- help report
 fi
 
 tap_done
