@@ -29,14 +29,16 @@ patterns=(
 if [ "$list" = 1 ]; then
 	# Each matching line once, as the most severe kind it matches; the
 	# title without the printk time stamp; file:line where it says one
-	# (WARNING ... at FILE:LINE, kernel BUG at FILE:LINE!).
+	# (WARNING ... at FILE:LINE, kernel BUG at FILE:LINE!), from the
+	# source root (an O= build says ../src/mm/gup.c).
 	for entry in "${patterns[@]}"; do
 		grep -nE "${entry#*:}" "$log" | sed "s/^/${entry%%:*}:/" || true
 	done | jq -Rn '[inputs
 		| capture("^(?<kind>[^:]+):(?<line>[0-9]+):(?<title>.*)$")
 		| .line |= tonumber
 		| .title |= (sub("\r$"; "") | sub("^\\[ *[0-9]+\\.[0-9]+\\] "; ""))
-		| .location = ((.title | capture(" at (?<l>[^ !]+:[0-9]+)") | .l) // null)]
+		| .location = ((.title | capture(" at (?<l>[^ !]+:[0-9]+)") | .l
+			      | sub("^(\\.\\./)*src/"; "")) // null)]
 		| group_by(.line) | map(.[0])'
 	exit 0
 fi

@@ -315,7 +315,7 @@ printf '%s\r\n' \
 	'[    2.000000] gup-lab: matrix cell 1' \
 	'ok 1 pin_user_pages none anon-private untouched # pinned' \
 	'[    2.100000] gup-lab: matrix cell 17' \
-	'[    2.200000] WARNING: CPU: 1 PID: 99 at fs/ext4/inode.c:3578 ext4_writepage+0x1/0x2' \
+	'[    2.200000] WARNING: CPU: 1 PID: 99 at ../src/fs/ext4/inode.c:3578 ext4_writepage+0x1/0x2' \
 	'[    2.300000] gup-lab: matrix cell 18' \
 	'[    3.000000] gup-lab: matrix end' \
 	'[    3.100000] kernel BUG at fs/ext4/inode.c:100!' \
@@ -345,7 +345,7 @@ expect "collect: the document reads back" 1 out \
 	"stock: 5 cells, 4 run, 1 not applicable, 0 mismatches, 4 kernel reports" \
 	-- report --md "$C/m.md" --svg "$C/m.svg" "$C/stock.json"
 tap_like "$(section "$C/m.md" "Flavour \`stock\`")" \
-	'^- \*\*not expected\*\* `warning` during matrix cell 17 `pin_user_pages none anon-private read-faulted`: WARNING: CPU: 1 PID: 99 at fs/ext4/inode\.c:3578 ext4_writepage\+0x1/0x2$' \
+	'^- \*\*not expected\*\* `warning` during matrix cell 17 `pin_user_pages none anon-private read-faulted`: WARNING: CPU: 1 PID: 99 at \.\./src/fs/ext4/inode\.c:3578 ext4_writepage\+0x1/0x2$' \
 	"md: a kernel report with its cell"
 
 # Without the guest's documents: not run, but the reports are kept.
