@@ -5,7 +5,7 @@
 FLAVOURS := $(shell awk '!/^\#/ && NF { print $$1 }' patches/flavours)
 FLAVOUR ?= stock
 
-.PHONY: all deps kernels rootfs modules gupctl shell boot matrix repro check lint clean
+.PHONY: all deps kernels rootfs modules gupctl shell boot matrix docs repro check lint clean
 
 all: kernels rootfs modules gupctl
 
@@ -33,8 +33,14 @@ shell: all
 boot: all
 	@jobs/boot.sh
 
+# The GUP matrix on every flavour: a results directory under results/matrix/.
 matrix: all
 	@jobs/matrix.sh
+
+# The generated pages of docs/ from results: the latest run of each job,
+# or RESULTS=DIR (a results directory).
+docs: gupctl
+	@jobs/docs.sh $(RESULTS)
 
 repro: all
 	@jobs/repro.sh

@@ -1,96 +1,127 @@
 #!/bin/bash
 # `make matrix`: the GUP matrix on every flavour, one boot each.  Each guest
-# runs `gupctl matrix` (KTAP on the console, TSV + JSON to /lab/out) and the
-# cross-check with the kernel's own gup_test; the host then regenerates the
-# report.  Exit status: 0 when every cell of every flavour met its
-# expectation and every flavour ran.
+# runs `gupctl matrix` (KTAP on the console, a marker per cell on
+# /dev/kmsg, the cells as JSON) and the cross-check with the kernel's own
+# gup_test; on the host `gupctl report --collect` attributes every kernel
+# report on the console to its cell and writes the flavour's document.
+# One results directory per run (docs/results.md); nothing tracked is
+# written (`make docs` turns results into docs/matrix.md).  Exit status: 0
+# when every flavour ran and passed (every cell as expected, gup_test
+# agreeing, no kernel report); 1 otherwise; 2 usage error.
 #
-#   jobs/matrix.sh [--docs DIR] [--results DIR] [FLAVOUR...]
-# --docs DIR    write matrix.md and matrix.svg there (default: docs/)
-# --results DIR keep the per-flavour TSV/JSON/KTAP there (default: a temp dir)
+#   jobs/matrix.sh [--results DIR] [FLAVOUR...]
+# --results DIR  write the run there, move no latest link (default: a new
+#                directory under results/matrix/, then results/matrix/latest)
+# FLAVOUR...     the flavours to run (default: every one in patches/flavours)
 set -euo pipefail
 # shellcheck source=../qemu/lib.sh
 . "$(dirname "$0")/../qemu/lib.sh"
+# shellcheck source=lib.sh
+. "$LAB_ROOT/jobs/lib.sh"
 
-docs=$LAB_ROOT/docs
+usage() {
+	sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+}
+
 results=''
 flavours=()
 while [ $# -gt 0 ]; do
 	case $1 in
-	--docs) docs=${2:?}; shift ;;
-	--results) results=${2:?}; shift ;;
-	-h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	-*) die "unknown option '$1' (see --help)" ;;
+	--results) results=${2:?--results needs a DIR}; shift ;;
+	-h | --help) usage; exit 0 ;;
+	-*) echo "jobs/matrix.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) flavours+=("$1") ;;
 	esac
 	shift
 done
 [ ${#flavours[@]} -gt 0 ] || mapfile -t flavours < <(all_flavours)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-results=${results:-$tmp/results}
-mkdir -p "$results" "$docs"
+for f in "${flavours[@]}"; do
+	all_flavours | grep -qxF -- "$f" ||
+		{ echo "jobs/matrix.sh: unknown flavour '$f' (see patches/flavours)" >&2; exit 2; }
+done
 
 make -s -C "$LAB_ROOT/userspace" >&2
 gupctl=$LAB_ROOT/userspace/gupctl
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+results_begin matrix "$results"
+out=$RESULTS_DIR
+
+# The guest's part: matrix, then the cross-check against its JSON.
+# shellcheck disable=SC2016 # expanded in the guest
+guest='
+insmod /lab/gup_pin_test.ko || exit 90
+gupctl matrix --flavour "$FLAVOUR" --policy "$POLICY" \
+	--json /lab/out/matrix.json | tee /lab/out/matrix.ktap
+status=${PIPESTATUS[0]}
+gupctl xcheck --policy "$POLICY" --gup-test /lab/bin/gup_test \
+	--foll-longterm "$(cat /lab/foll_longterm)" \
+	--matrix /lab/out/matrix.json --json /lab/out/xcheck.json
+xstatus=$?
+rmmod gup_pin_test
+[ $status -eq 0 ] && [ $xstatus -eq 0 ]'
+
 bad=0
-not_run=()
-meta=()
 for f in "${flavours[@]}"; do
 	policy=$(flavour_field "$f" 3)
 	stage=$tmp/$f.stage
+	guest_out=$tmp/$f.out
 	"$LAB_ROOT/rootfs/stage-guest.sh" "$f" "$stage"
-	out=$results/$f
-	rm -rf "$out"
 	echo "# matrix: flavour $f (policy $policy)"
 	set +e
 	"$LAB_ROOT/qemu/run.sh" --flavour "$f" --quiet --timeout 1500 \
-		--files "$stage" --results "$out" --report "$tmp/$f.report" --exec "
-		insmod /lab/gup_pin_test.ko || exit 90
-		gupctl matrix --flavour $f --policy $policy \
-			--tsv /lab/out/matrix.tsv --json /lab/out/matrix.json |
-			tee /lab/out/matrix.ktap
-		status=\${PIPESTATUS[0]}
-		gupctl xcheck --policy $policy --gup-test /lab/bin/gup_test \
-			--foll-longterm \$(cat /lab/foll_longterm) \
-			--tsv /lab/out/matrix.tsv | tee /lab/out/xcheck.tap
-		xstatus=\${PIPESTATUS[0]}
-		uname -r >/lab/out/release
-		rmmod gup_pin_test
-		[ \$status -eq 0 ] && [ \$xstatus -eq 0 ]" >"$tmp/$f.console" 2>&1
+		--files "$stage" --out "$tmp/$f.run" --results "$guest_out" \
+		--report "$tmp/$f.report" \
+		--exec "FLAVOUR=$f POLICY=$policy; $guest" >"$tmp/$f.runner" 2>&1
 	status=$?
 	set -e
-	verdict=$(sed -n 's/^kernel_verdict=//p' "$tmp/$f.report" 2>/dev/null)
-	cat "$out/matrix.ktap" 2>/dev/null || true
-	cat "$out/xcheck.tap" 2>/dev/null || true
-	if [ ! -s "$out/matrix.tsv" ]; then
-		echo "# $f: NOT RUN: no matrix came back (runner status $status, kernel verdict ${verdict:-?})"
-		tail -20 "$tmp/$f.console" | sed 's/^/#   /'
-		not_run+=(--not-run "$f")
-		bad=1
-		continue
-	fi
-	if [ "$status" -ne 0 ] || [ "$verdict" != clean ]; then
-		echo "# $f: MISMATCH or kernel problem (runner status $status, kernel verdict $verdict)"
-		bad=1
-	fi
-	meta+=(--meta "$f=$(cat "$out/release" 2>/dev/null) matrix $(sed -n 's/.*wall_seconds=\([0-9.]*\).*/\1/p' "$out/matrix.tsv") s in the guest, boot-to-exit $(sed -n 's/^wall_seconds=//p' "$tmp/$f.report") s")
-done
+	verdict=$(sed -n 's/^kernel_verdict=//p' "$tmp/$f.report" 2>/dev/null || true)
+	boot=$(sed -n 's/^wall_seconds=//p' "$tmp/$f.report" 2>/dev/null || true)
+	cp "$tmp/$f.run/console.log" "$out/$f.console.log" 2>/dev/null || true
+	cp "$guest_out/matrix.ktap" "$out/$f.ktap" 2>/dev/null || true
+	cat "$out/$f.ktap" 2>/dev/null || true
 
-tsvs=()
-for f in "${flavours[@]}"; do
-	[ -s "$results/$f/matrix.tsv" ] && tsvs+=("$results/$f/matrix.tsv")
+	collect=(--collect "$out/$f.json" --flavour "$f" --policy "$policy"
+		--ext4 "$(flavour_field "$f" 4)" --input-hash "$(flavour_key "$f")"
+		--kernel-verdict "${verdict:-none}" --boot-seconds "${boot:-0}"
+		--console "$out/$f.console.log" --reports "$tmp/$f.reports.json")
+	[ ! -s "$guest_out/matrix.json" ] || collect+=(--matrix "$guest_out/matrix.json")
+	[ ! -s "$guest_out/xcheck.json" ] || collect+=(--xcheck "$guest_out/xcheck.json")
+	why=null
+	if [ -s "$out/$f.console.log" ]; then
+		"$LAB_ROOT/qemu/scan-console.sh" --reports "$out/$f.console.log" \
+			>"$tmp/$f.reports.json"
+		# Exit 1: the flavour failed; the document says why.
+		"$gupctl" report "${collect[@]}" || [ $? -eq 1 ] ||
+			die "$f: gupctl report --collect failed"
+		jq -r '.xcheck.cells[]? | select(.agree | not)
+			| "# xcheck disagrees: cell \(.index) \(.method) \(.flags) \(.backing) \(.state): gup_test \(.gup_test // .error), expected \(.expected), matrix \(.matrix)"' \
+			"$out/$f.json"
+	fi
+	if [ ! -s "$guest_out/matrix.json" ]; then
+		why="no matrix came back (runner status $status, kernel verdict ${verdict:-none})"
+		[ ! -s "$out/$f.json" ] || why+=$(jq -r '.kernel_reports[0] // empty |
+			", first kernel report during \(.step // "boot") cell \(.cell // "-"): \(.title)"' \
+			"$out/$f.json")
+		echo "# $f: NOT RUN: $why"
+		tail -20 "$tmp/$f.runner" | sed 's/^/#   /'
+		why=$(jq -n --arg why "$why" '$why')
+		bad=1
+	elif ! jq -e .summary.passed "$out/$f.json" >/dev/null; then
+		echo "# $f: FAILED (runner status $status, kernel verdict $verdict): see $out/$f.json"
+		bad=1
+	fi
+	if [ -s "$out/$f.json" ]; then
+		results_flavour "$f" "kernel_release=$(jq .kernel_release "$out/$f.json")" \
+			"ran=$([ "$why" = null ] && echo true || echo false)" \
+			"why_not_run=$why" boots=1 "wall_seconds=${boot:-null}" \
+			"cells=$(jq .summary.cells "$out/$f.json")" \
+			"mismatches=$(jq .summary.mismatches "$out/$f.json")"
+	else
+		results_flavour "$f" kernel_release=null ran=false \
+			"why_not_run=$why" boots=1 "wall_seconds=${boot:-null}" \
+			cells=0 mismatches=null
+	fi
 done
-commit=$(git -C "$LAB_ROOT" describe --always --dirty 2>/dev/null || echo unknown)
-set +e
-"$gupctl" report --md "$docs/matrix.md" --svg "$docs/matrix.svg" \
-	--learned "$LAB_ROOT/docs/matrix-learned.md" \
-	--meta "date=$(date -u +%Y-%m-%d)" --meta "commit=$commit" \
-	--meta "kernel=$LAB_SOURCE_PKG $(source_pkg_version)" \
-	"${meta[@]}" "${not_run[@]}" "${tsvs[@]}"
-rstatus=$?
-set -e
-[ "$rstatus" -le 1 ] || die "gupctl report failed ($rstatus)"
-[ "$rstatus" -eq 0 ] || bad=1
-echo "# wrote $docs/matrix.md and $docs/matrix.svg"
+results_end
 exit "$bad"

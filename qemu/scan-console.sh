@@ -3,9 +3,16 @@
 # warning, bug, oops, panic, hung-task) and, for anything but clean, the
 # first report with its trace symbolised against the flavour's vmlinux.
 #   scan-console.sh LOG [FLAVOUR_DIR]    (prints "verdict=KIND" first)
+#   scan-console.sh --reports LOG        every report as JSON: [{"line",
+#                                        "kind", "title", "location"}]
 set -euo pipefail
 
-[ $# -ge 1 ] || { echo "usage: $0 LOG [FLAVOUR_DIR]" >&2; exit 2; }
+list=0
+if [ "${1:-}" = --reports ]; then
+	list=1
+	shift
+fi
+[ $# -ge 1 ] || { echo "usage: $0 [--reports] LOG [FLAVOUR_DIR]" >&2; exit 2; }
 log=$1
 kdir=${2:-}
 
@@ -18,6 +25,23 @@ patterns=(
 	'warning:WARNING: |WARNING at '
 	'leak:unreferenced object'
 )
+
+if [ "$list" = 1 ]; then
+	# Each matching line once, as the most severe kind it matches; the
+	# title without the printk time stamp; file:line where it says one
+	# (WARNING ... at FILE:LINE, kernel BUG at FILE:LINE!), from the
+	# source root (an O= build says ../src/mm/gup.c).
+	for entry in "${patterns[@]}"; do
+		grep -nE "${entry#*:}" "$log" | sed "s/^/${entry%%:*}:/" || true
+	done | jq -Rn '[inputs
+		| capture("^(?<kind>[^:]+):(?<line>[0-9]+):(?<title>.*)$")
+		| .line |= tonumber
+		| .title |= (sub("\r$"; "") | sub("^\\[ *[0-9]+\\.[0-9]+\\] "; ""))
+		| .location = ((.title | capture(" at (?<l>[^ !]+:[0-9]+)") | .l
+			      | sub("^(\\.\\./)*src/"; "")) // null)]
+		| group_by(.line) | map(.[0])'
+	exit 0
+fi
 
 verdict=clean
 any=''

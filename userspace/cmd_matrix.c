@@ -2,12 +2,12 @@
 /*
  * gupctl matrix: run every cell of the GUP matrix (backing x state x method
  * x flags) on fresh memory, each against the outcome a GUP policy expects.
- * KTAP on stdout; the cells as TSV and JSON on request.
+ * KTAP on stdout, a marker per cell on /dev/kmsg; the cells as JSON on
+ * request (matrix_json.h).  The guide: docs/gupctl.md, "gupctl matrix".
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,13 +19,15 @@
 #include <sys/vfs.h>
 
 #include "gupctl.h"
+#include "matrix_json.h"
+#include "options.h"
 #include "policy.h"
 #include "target.h"
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define MATRIX_FILL_BYTE	0x5a	/* what a cell's file is filled with */
 
-/* ---- The matrix's shape, shared with report (gupctl.h) ---- */
+/* ---- The matrix's shape, shared with xcheck and report (gupctl.h) ---- */
 
 static const unsigned int flag_sets[MATRIX_NR_FLAGS] = {
 	0,
@@ -33,11 +35,6 @@ static const unsigned int flag_sets[MATRIX_NR_FLAGS] = {
 	GUP_PIN_FLAG_LONGTERM,
 	GUP_PIN_FLAG_WRITE | GUP_PIN_FLAG_LONGTERM,
 };
-
-unsigned int matrix_flags(unsigned int i)
-{
-	return i < MATRIX_NR_FLAGS ? flag_sets[i] : 0;
-}
 
 void matrix_cell(unsigned int index, struct cell *c)
 {
@@ -66,6 +63,18 @@ int matrix_index(const struct cell *c)
 		c->method) * MATRIX_NR_FLAGS + f;
 }
 
+char *matrix_cell_str(unsigned int index, char *buf, size_t size)
+{
+	struct cell c;
+	char flags[64];
+
+	matrix_cell(index, &c);
+	snprintf(buf, size, "%s %s %s %s", gup_method_name(c.method),
+		 gup_flags_str(c.flags, flags, sizeof(flags)),
+		 backing_name(c.backing), state_name(c.state));
+	return buf;
+}
+
 static const char * const outcome_names[MATRIX_OUTCOME_COUNT] = {
 	[MATRIX_PINNED]		= "pinned",
 	[MATRIX_REFUSED]	= "refused",
@@ -91,34 +100,35 @@ int matrix_parse_outcome(const char *s, enum matrix_outcome *o)
 	return -EINVAL;
 }
 
-static const char * const column_names[MCOL_COUNT] = {
-	[MCOL_FLAVOUR]		= "flavour",
-	[MCOL_POLICY]		= "policy",
-	[MCOL_METHOD]		= "method",
-	[MCOL_FLAGS]		= "flags",
-	[MCOL_BACKING]		= "backing",
-	[MCOL_STATE]		= "state",
-	[MCOL_EXPECTED]		= "expected",
-	[MCOL_EXPECTED_ERRNO]	= "expected_errno",
-	[MCOL_MEASURED]		= "measured",
-	[MCOL_MEASURED_ERRNO]	= "measured_errno",
-	[MCOL_NR_PINNED]	= "nr_pinned",
-	[MCOL_PAGE_KIND]	= "page_kind",
-	[MCOL_PAGE_FS]		= "page_fs",
-	[MCOL_PAGE_STATE]	= "page_state",
-	[MCOL_REASON]		= "reason",
-};
-
-const char *matrix_column_name(enum matrix_column col)
-{
-	return col < MCOL_COUNT ? column_names[col] : "?";
-}
-
 bool matrix_valid_flavour(const char *s)
 {
 	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
 
 	return n && n < 64 && !s[n];
+}
+
+int matrix_mark(const char *step, int index)
+{
+	char msg[64];
+	int fd, len, ret = 0;
+
+	if (index == MATRIX_MARK_NONE)
+		len = snprintf(msg, sizeof(msg), "<5>" MATRIX_MARK_PREFIX "%s end\n",
+			       step);
+	else
+		len = snprintf(msg, sizeof(msg), "<5>" MATRIX_MARK_PREFIX "%s cell %d\n",
+			       step, index + 1);
+	/*
+	 * Opened per message: /dev/kmsg rate-limits each open file to 10
+	 * messages per 5 s (devkmsg_open(), kernel/printk/printk.c:867).
+	 */
+	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, msg, len) != len)
+		ret = -(errno ?: EIO);
+	close(fd);
+	return ret;
 }
 
 /* ---- Options ---- */
@@ -132,9 +142,9 @@ static const struct {
 	unsigned long magic;
 	const char *def;
 } dirs[DIR_COUNT] = {
-	[DIR_EXT4]  = { "--ext4-dir", "ext4", EXT4_SUPER_MAGIC, "/mnt/ext4" },
-	[DIR_TMPFS] = { "--tmpfs-dir", "tmpfs", TMPFS_MAGIC, "/tmp" },
-	[DIR_RAMFS] = { "--ramfs-dir", "ramfs", RAMFS_MAGIC, "/mnt/ramfs" },
+	[DIR_EXT4]  = { "--ext4-dir", "ext4", EXT4_SUPER_MAGIC, MATRIX_EXT4_DIR },
+	[DIR_TMPFS] = { "--tmpfs-dir", "tmpfs", TMPFS_MAGIC, MATRIX_TMPFS_DIR },
+	[DIR_RAMFS] = { "--ramfs-dir", "ramfs", RAMFS_MAGIC, MATRIX_RAMFS_DIR },
 };
 
 /* How each backing's page is set up: a target_spec less the path. */
@@ -159,155 +169,68 @@ struct matrix_opts {
 	const char *policy;
 	policy_fn expect;
 	const char *dir[DIR_COUNT];
-	const char *tsv;
 	const char *json;
 };
 
-enum {
-	OPT_FLAVOUR = 256, OPT_POLICY, OPT_EXT4_DIR, OPT_TMPFS_DIR,
-	OPT_RAMFS_DIR, OPT_TSV, OPT_JSON,
+static const char * const matrix_usage[] = {
+	"gupctl matrix --flavour NAME --policy POLICY [OPTIONS]",
+	NULL
 };
 
-static const struct option matrix_options[] = {
-	{ "flavour",	required_argument,	NULL, OPT_FLAVOUR },
-	{ "policy",	required_argument,	NULL, OPT_POLICY },
-	{ "ext4-dir",	required_argument,	NULL, OPT_EXT4_DIR },
-	{ "tmpfs-dir",	required_argument,	NULL, OPT_TMPFS_DIR },
-	{ "ramfs-dir",	required_argument,	NULL, OPT_RAMFS_DIR },
-	{ "tsv",	required_argument,	NULL, OPT_TSV },
-	{ "json",	required_argument,	NULL, OPT_JSON },
-	{ "help",	no_argument,		NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
-};
+/* The one table: parse into @o, or (@help) print the help. */
+static int matrix_gopt(struct matrix_opts *o, int argc, char **argv,
+		       int *argi, FILE *help)
+{
+	char policy_help[128];
+	const struct gopt opts[] = {
+		GOPT_STRING(0, "flavour", &o->flavour, "NAME",
+			    "the kernel flavour, recorded in the outputs (required)"),
+		GOPT_STRING(0, "policy", &o->policy, "POLICY",
+			    policy_help),
+		GOPT_STRING(0, "ext4-dir", &o->dir[DIR_EXT4], "DIR", MATRIX_EXT4_HELP),
+		GOPT_STRING(0, "tmpfs-dir", &o->dir[DIR_TMPFS], "DIR", MATRIX_TMPFS_HELP),
+		GOPT_STRING(0, "ramfs-dir", &o->dir[DIR_RAMFS], "DIR", MATRIX_RAMFS_HELP),
+		GOPT_STRING(0, "json", &o->json, "FILE",
+			    "write the cells as JSON (docs/results.md)"),
+		GOPT_END()
+	};
+
+	snprintf(policy_help, sizeof(policy_help),
+		 "expected outcomes from this policy: %s (required)",
+		 policy_names());
+	if (help) {
+		gopt_usage(help, "matrix", opts, matrix_usage);
+		return 0;
+	}
+	return gopt_parse("matrix", argc, argv, opts, matrix_usage, argi);
+}
 
 void cmd_matrix_help(FILE *f)
 {
-	unsigned int i;
+	struct matrix_opts o;
 
-	fprintf(f,
-"usage: gupctl matrix --flavour NAME --policy POLICY [OPTIONS]\n"
-"\n"
-"Run every cell of the GUP matrix through " GUP_PIN_TEST_DEVICE " (as root,\n"
-"module loaded) and compare each with what POLICY expects.  The cells,\n"
-"numbered in this order, the last varying fastest:\n"
-"  backing  (%u) ", BACKING_COUNT);
-	for (i = 0; i < BACKING_COUNT; i++)
-		fprintf(f, "%s%s", i ? ", " : "", backing_name(i));
-	fprintf(f, "\n  state    (%u) ", STATE_COUNT);
-	for (i = 0; i < STATE_COUNT; i++)
-		fprintf(f, "%s%s", i ? ", " : "", state_name(i));
-	fprintf(f, "\n  method   (%u) ", GUP_PIN_METHOD_COUNT);
-	for (i = 0; i < GUP_PIN_METHOD_COUNT; i++)
-		fprintf(f, "%s%s", i ? ", " : "", gup_method_name(i));
-	fprintf(f,
-"\n  flags    (%u) none, WRITE, LONGTERM, WRITE|LONGTERM\n"
-"  = %u cells.\n"
-"\n"
-"Each cell gets fresh memory, one page, unmapped (and its file unlinked)\n"
-"after the cell:\n"
-"  anon-private    MAP_PRIVATE|MAP_ANONYMOUS\n"
-"  shmem-memfd     a memfd, MAP_SHARED\n"
-"  hugetlb-memfd   a MFD_HUGETLB memfd, MAP_SHARED, one 2 MiB page of\n"
-"                  which the first 4 KiB is pinned (needs a free huge page)\n"
-"  tmpfs-shared, ext4-shared, ramfs-shared\n"
-"                  a new file in the directory of that file system, filled\n"
-"                  with one page of 0x%02x by write(), O_RDWR, MAP_SHARED\n"
-"  ext4-private    the same on ext4, MAP_PRIVATE\n"
-"  ext4-shared-ro  the same on ext4, O_RDONLY, PROT_READ, MAP_SHARED\n"
-"The state is what user space did before the pin: nothing, a read of one\n"
-"byte, or a write of one byte (its own value).  Then: the expected outcome\n"
-"from POLICY, the pin, the page's GUP_PIN_IOC_STATE if pinned, and an unpin\n"
-"that does not dirty the page.  Cells POLICY calls not applicable are not\n"
-"run.\n"
-"\n"
-"Options:\n"
-"  --flavour NAME   the kernel flavour (patches/flavours), recorded in the\n"
-"                   outputs; letters, digits, '.', '_', '-' (required)\n"
-"  --policy POLICY  where the expected outcomes come from: the flavour's\n"
-"                   gup column, one of: %s (required)\n"
-"  --ext4-dir DIR   a directory on ext4 (default %s)\n"
-"  --tmpfs-dir DIR  a directory on tmpfs (default %s)\n"
-"  --ramfs-dir DIR  a directory on ramfs (default %s)\n"
-"  --tsv FILE       write the cells as TSV: a header line, one line per\n"
-"                   cell, then a comment line \"# flavour=.. policy=..\n"
-"                   kernel=.. wall_seconds=..\"\n"
-"  --json FILE      write the same as JSON: {\"flavour\", \"policy\", \"kernel\",\n"
-"                   \"wall_seconds\", \"cells\": [...]} (\"-\" becomes null)\n"
-"  -h, --help       this help\n"
-"\n"
-"TSV columns, tab separated:\n"
-"  ", MATRIX_NR_FLAGS, MATRIX_NR_CELLS, MATRIX_FILL_BYTE, policy_names(),
-		dirs[DIR_EXT4].def, dirs[DIR_TMPFS].def, dirs[DIR_RAMFS].def);
-	for (i = 0; i < MCOL_COUNT; i++)
-		fprintf(f, "%s%s", matrix_column_name(i),
-			i + 1 == MCOL_COUNT ? "\n" : i == 7 ? "\n  " : " ");
-	fprintf(f,
-"  expected, measured: pinned, refused (with an errno name), not-run, or\n"
-"  none-pinned (no error and no page: a mismatch whatever the expectation);\n"
-"  a cell whose setup failed is measured not-run with the setup's errno.\n"
-"\n"
-"Output: KTAP on stdout, one test per cell; \"# SKIP\" for the cells not\n"
-"run, a summary and the wall time at the end.\n"
-"\n"
-"Exit status: 0 every cell as expected, 1 a mismatch, a cell whose setup\n"
-"failed, or an unpin that failed, 2 usage error, unusable directory or\n"
-"output file, 3 " GUP_PIN_TEST_DEVICE " missing or unusable, or of another ABI\n"
-"version.\n");
+	matrix_gopt(&o, 0, NULL, NULL, f);
 }
 
-/* 0: options valid; -1: help printed; otherwise an exit code. */
+/* 0: options valid; GOPT_HELP: help printed; otherwise an exit code. */
 static int parse_matrix_opts(int argc, char **argv, struct matrix_opts *o)
 {
 	unsigned int d;
-	int c;
+	int ret, argi;
 
 	memset(o, 0, sizeof(*o));
 	for (d = DIR_EXT4; d < DIR_COUNT; d++)
 		o->dir[d] = dirs[d].def;
-
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":h", matrix_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			cmd_matrix_help(stdout);
-			return -1;
-		case OPT_FLAVOUR:
-			o->flavour = optarg;
-			break;
-		case OPT_POLICY:
-			o->policy = optarg;
-			break;
-		case OPT_EXT4_DIR:
-			o->dir[DIR_EXT4] = optarg;
-			break;
-		case OPT_TMPFS_DIR:
-			o->dir[DIR_TMPFS] = optarg;
-			break;
-		case OPT_RAMFS_DIR:
-			o->dir[DIR_RAMFS] = optarg;
-			break;
-		case OPT_TSV:
-			o->tsv = optarg;
-			break;
-		case OPT_JSON:
-			o->json = optarg;
-			break;
-		case ':':
-			return usage_error("matrix", "option '%s' needs an argument",
-					   argv[optind - 1]);
-		default:
-			if (optopt)
-				return usage_error("matrix", "unknown option '-%c'", optopt);
-			return usage_error("matrix", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error("matrix", "unexpected argument '%s'", argv[optind]);
+	ret = matrix_gopt(o, argc, argv, &argi, NULL);
+	if (ret)
+		return ret;
+	if (argi < argc)
+		return usage_error("matrix", "unexpected argument '%s'", argv[argi]);
 	if (!o->flavour)
 		return usage_error("matrix", "no --flavour: name the kernel flavour (e.g. stock)");
 	if (!matrix_valid_flavour(o->flavour))
-		return usage_error("matrix", "bad --flavour '%s': 1 to 63 letters, digits, '.', '_' or '-'",
+		return usage_error("matrix",
+				   "bad --flavour '%s': 1 to 63 letters, digits, '.', '_' or '-'",
 				   o->flavour);
 	if (!o->policy)
 		return usage_error("matrix", "no --policy: give one of: %s",
@@ -319,9 +242,6 @@ static int parse_matrix_opts(int argc, char **argv, struct matrix_opts *o)
 	for (d = DIR_EXT4; d < DIR_COUNT; d++)
 		if (!o->dir[d][0])
 			return usage_error("matrix", "empty %s", dirs[d].option);
-	if (o->tsv && o->json && !strcmp(o->tsv, o->json))
-		return usage_error("matrix", "--tsv and --json name the same file '%s'",
-				   o->tsv);
 	return 0;
 }
 
@@ -347,7 +267,8 @@ struct matrix_run {
 	char kernel[sizeof(((struct utsname *)0)->release)];
 	size_t page;
 	char *fill;			/* one page of MATRIX_FILL_BYTE */
-	FILE *tsv, *json;
+	FILE *json;			/* --json, opened before the run */
+	bool marks;			/* markers reach /dev/kmsg */
 	struct cell_result *res;	/* MATRIX_NR_CELLS */
 	unsigned int nr_ok, nr_mismatch, nr_setup_failed, nr_unpin_failed,
 		     nr_skipped;
@@ -539,16 +460,19 @@ static enum matrix_outcome expected_outcome(const struct expectation *e)
 	}
 }
 
+/* Did the cell go as expected (its KTAP "ok")? */
+static bool cell_ok(const struct cell_result *res)
+{
+	return cell_as_expected(res) && !res->unpin_err;
+}
+
 /* Print cell @n's KTAP result (and the diagnostics before it); count it. */
 static void cell_report(struct matrix_run *r, unsigned int n,
 			const struct cell_result *res, const char *setup_err)
 {
-	const struct cell *c = &res->cell;
-	char flags[64], desc[160], st[96];
+	char desc[160], st[96];
 
-	snprintf(desc, sizeof(desc), "%s %s %s %s", gup_method_name(c->method),
-		 gup_flags_str(c->flags, flags, sizeof(flags)),
-		 backing_name(c->backing), state_name(c->state));
+	matrix_cell_str(n, desc, sizeof(desc));
 
 	if (res->have_page)
 		printf("# %u page: kind %s, fs %.16s, index %llu, mapcount %d, refcount %d, state %s\n",
@@ -575,7 +499,7 @@ static void cell_report(struct matrix_run *r, unsigned int n,
 		       n + 1, desc, errno_name(res->unpin_err),
 		       strerror(-res->unpin_err), expected_str(&res->exp),
 		       res->exp.reason);
-	} else if (cell_as_expected(res)) {
+	} else if (cell_ok(res)) {
 		r->nr_ok++;
 		printf("ok %u %s # %s (expected: %s)\n", n + 1, desc,
 		       measured_str(res), res->exp.reason);
@@ -588,12 +512,28 @@ static void cell_report(struct matrix_run *r, unsigned int n,
 	fflush(stdout);
 }
 
+/* The cell's marker on the console; the first failure turns them off. */
+static void mark(struct matrix_run *r, int n)
+{
+	int ret;
+
+	if (!r->marks)
+		return;
+	ret = matrix_mark("matrix", n);
+	if (ret) {
+		printf("# no kernel markers: /dev/kmsg: %s (%s)\n",
+		       errno_name(ret), strerror(-ret));
+		r->marks = false;
+	}
+}
+
 static void run_cell(struct matrix_run *r, unsigned int n)
 {
 	struct cell_result *res = &r->res[n];
 	struct cell_target ct;
 	int ret;
 
+	mark(r, n);
 	memset(res, 0, sizeof(*res));
 	matrix_cell(n, &res->cell);
 	res->exp = r->o->expect(&res->cell);
@@ -617,164 +557,47 @@ static void run_cell(struct matrix_run *r, unsigned int n)
 
 /* ---- Outputs ---- */
 
-static const char *or_dash(const char *s)
+static void cell_record(const struct cell_result *res, struct mcell *mc)
 {
-	return s && s[0] ? s : "-";
+	memset(mc, 0, sizeof(*mc));
+	mc->cell = res->cell;
+	mc->expected = expected_outcome(&res->exp);
+	if (res->exp.outcome == OUTCOME_REFUSED)
+		snprintf(mc->exp_err, sizeof(mc->exp_err), "%s",
+			 errno_name(res->exp.err));
+	mc->reason = res->exp.reason;
+	mc->measured = res->measured;
+	if (res->measured == MATRIX_REFUSED || res->setup_failed)
+		snprintf(mc->meas_err, sizeof(mc->meas_err), "%s",
+			 errno_name(res->err));
+	if (res->unpin_err)
+		snprintf(mc->unpin_err, sizeof(mc->unpin_err), "%s",
+			 errno_name(res->unpin_err));
+	mc->match = cell_ok(res);
+	mc->nr_pinned = res->pin_attempted ? (int)res->nr_pinned : -1;
+	mc->have_page = res->have_page;
+	mc->page = res->page;
 }
 
-/* Column values of @res as strings ("-" for none); @buf holds some. */
-struct cell_fields {
-	const char *v[MCOL_COUNT];
-	char flags[64], nr[16], fs[17], state[96];
-};
-
-static void cell_fields(const struct matrix_run *r, const struct cell_result *res,
-			struct cell_fields *f)
+static int write_json(struct matrix_run *r)
 {
-	const struct cell *c = &res->cell;
-	bool exp_refused = res->exp.outcome == OUTCOME_REFUSED;
-	bool meas_err = res->measured == MATRIX_REFUSED || res->setup_failed;
+	json_t *cells = json_array(), *doc;
+	struct mcell mc;
+	unsigned int n;
+	int ret;
 
-	snprintf(f->nr, sizeof(f->nr), "%u", res->nr_pinned);
-	snprintf(f->fs, sizeof(f->fs), "%.16s", res->page.fs_name);
-	f->v[MCOL_FLAVOUR] = r->o->flavour;
-	f->v[MCOL_POLICY] = r->o->policy;
-	f->v[MCOL_METHOD] = gup_method_name(c->method);
-	f->v[MCOL_FLAGS] = gup_flags_str(c->flags, f->flags, sizeof(f->flags));
-	f->v[MCOL_BACKING] = backing_name(c->backing);
-	f->v[MCOL_STATE] = state_name(c->state);
-	f->v[MCOL_EXPECTED] = matrix_outcome_name(expected_outcome(&res->exp));
-	f->v[MCOL_EXPECTED_ERRNO] = exp_refused ? errno_name(res->exp.err) : "-";
-	f->v[MCOL_MEASURED] = matrix_outcome_name(res->measured);
-	f->v[MCOL_MEASURED_ERRNO] = meas_err ? errno_name(res->err) : "-";
-	f->v[MCOL_NR_PINNED] = res->pin_attempted ? f->nr : "-";
-	f->v[MCOL_PAGE_KIND] = res->have_page ? gup_page_kind_name(res->page.kind) : "-";
-	f->v[MCOL_PAGE_FS] = res->have_page ? or_dash(f->fs) : "-";
-	f->v[MCOL_PAGE_STATE] = res->have_page ?
-		gup_page_state_str(res->page.state, f->state, sizeof(f->state)) : "-";
-	f->v[MCOL_REASON] = or_dash(res->exp.reason);
-}
-
-/* A TSV field: tabs and line breaks become spaces. */
-static void tsv_field(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
-}
-
-static void write_tsv(const struct matrix_run *r, FILE *f)
-{
-	struct cell_fields cf;
-	unsigned int n, col;
-
-	for (col = 0; col < MCOL_COUNT; col++)
-		fprintf(f, "%s%c", matrix_column_name(col),
-			col + 1 < MCOL_COUNT ? '\t' : '\n');
 	for (n = 0; n < MATRIX_NR_CELLS; n++) {
-		cell_fields(r, &r->res[n], &cf);
-		for (col = 0; col < MCOL_COUNT; col++) {
-			tsv_field(f, cf.v[col]);
-			fputc(col + 1 < MCOL_COUNT ? '\t' : '\n', f);
-		}
+		cell_record(&r->res[n], &mc);
+		json_array_append_new(cells, matrix_json_cell(n, &mc));
 	}
-	fprintf(f, "# flavour=%s policy=%s kernel=%s wall_seconds=%.1f\n",
-		r->o->flavour, r->o->policy, r->kernel, r->wall);
-}
-
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = *s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch == '\n')
-			fputs("\\n", f);
-		else if (ch == '\t')
-			fputs("\\t", f);
-		else if (ch < 0x20 || ch == 0x7f)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
-/* "-" is null; nr_pinned is a number. */
-static void json_value(FILE *f, enum matrix_column col, const char *v)
-{
-	if (!strcmp(v, "-"))
-		fputs("null", f);
-	else if (col == MCOL_NR_PINNED)
-		fputs(v, f);
-	else
-		json_string(f, v);
-}
-
-static void write_json(const struct matrix_run *r, FILE *f)
-{
-	struct cell_fields cf;
-	unsigned int n, col;
-
-	fputs("{\n  \"flavour\": ", f);
-	json_string(f, r->o->flavour);
-	fputs(",\n  \"policy\": ", f);
-	json_string(f, r->o->policy);
-	fputs(",\n  \"kernel\": ", f);
-	json_string(f, r->kernel);
-	fprintf(f, ",\n  \"wall_seconds\": %.1f,\n  \"cells\": [\n", r->wall);
-	for (n = 0; n < MATRIX_NR_CELLS; n++) {
-		cell_fields(r, &r->res[n], &cf);
-		fprintf(f, "    {\"index\": %u", n + 1);
-		for (col = 0; col < MCOL_COUNT; col++) {
-			fprintf(f, ", \"%s\": ", matrix_column_name(col));
-			json_value(f, col, cf.v[col]);
-		}
-		fprintf(f, "}%s\n", n + 1 < MATRIX_NR_CELLS ? "," : "");
-	}
-	fputs("  ]\n}\n", f);
-}
-
-/* Flush, sync (the guest reboots right after) and close; 0 or -errno. */
-static int finish_file(FILE *f)
-{
-	int ret = 0;
-
-	if (fflush(f) || ferror(f))
-		ret = -(errno ?: EIO);
-	else if (fsync(fileno(f)) && errno != EINVAL && errno != EROFS)
-		ret = -errno;
-	if (fclose(f) && !ret)
-		ret = -errno;
+	doc = json_pack("{s:s, s:s, s:s, s:s, s:{s:f}, s:o}", "job", "matrix",
+			"flavour", r->o->flavour, "policy", r->o->policy,
+			"kernel_release", r->kernel,
+			"wall_seconds", "matrix", r->wall, "cells", cells);
+	ret = matrix_json_dump(doc, r->json, r->o->json, "matrix");
+	r->json = NULL;
+	json_decref(doc);
 	return ret;
-}
-
-static int write_outputs(struct matrix_run *r)
-{
-	int ret, status = 0;
-
-	if (r->tsv) {
-		write_tsv(r, r->tsv);
-		ret = finish_file(r->tsv);
-		r->tsv = NULL;
-		if (ret) {
-			fprintf(stderr, "gupctl matrix: writing %s failed: %s (%s)\n",
-				r->o->tsv, errno_name(ret), strerror(-ret));
-			status = GUPCTL_EXIT_USAGE;
-		}
-	}
-	if (r->json) {
-		write_json(r, r->json);
-		ret = finish_file(r->json);
-		r->json = NULL;
-		if (ret) {
-			fprintf(stderr, "gupctl matrix: writing %s failed: %s (%s)\n",
-				r->o->json, errno_name(ret), strerror(-ret));
-			status = GUPCTL_EXIT_USAGE;
-		}
-	}
-	return status;
 }
 
 /* ---- Checks before the run ---- */
@@ -793,7 +616,8 @@ static int check_dirs(const struct matrix_opts *o)
 			return GUPCTL_EXIT_USAGE;
 		}
 		if ((unsigned long)sfs.f_type != dirs[d].magic) {
-			fprintf(stderr, "gupctl matrix: %s %s is not on %s (file system magic %#lx): mount %s there or give another %s\n",
+			fprintf(stderr,
+				"gupctl matrix: %s %s is not on %s (file system magic %#lx): mount %s there or give another %s\n",
 				dirs[d].option, o->dir[d], dirs[d].fs,
 				(unsigned long)sfs.f_type, dirs[d].fs,
 				dirs[d].option);
@@ -801,16 +625,6 @@ static int check_dirs(const struct matrix_opts *o)
 		}
 	}
 	return 0;
-}
-
-static FILE *open_output(const char *opt, const char *path)
-{
-	FILE *f = fopen(path, "we");
-
-	if (!f)
-		fprintf(stderr, "gupctl matrix: cannot open %s %s: %s (%s)\n",
-			opt, path, errno_name(errno), strerror(errno));
-	return f;
 }
 
 /* The running kernel's GUP file-write policy, for the KTAP header. */
@@ -859,6 +673,7 @@ static int run_matrix(struct matrix_run *r)
 	for (n = 0; n < MATRIX_NR_CELLS; n++)
 		run_cell(r, n);
 	r->wall = now() - start;
+	mark(r, MATRIX_MARK_NONE);
 
 	printf("# matrix: %u cells: %u as expected, %u mismatches, %u setup failures, %u unpin failures, %u not applicable (not run)\n",
 	       MATRIX_NR_CELLS, r->nr_ok, r->nr_mismatch, r->nr_setup_failed,
@@ -869,9 +684,11 @@ static int run_matrix(struct matrix_run *r)
 	printf("# wall time: %.1f s\n", r->wall);
 	fflush(stdout);
 
-	status = write_outputs(r);
-	if (status)
-		return status;
+	if (r->json) {
+		status = write_json(r);
+		if (status)
+			return status;
+	}
 	return r->nr_mismatch || r->nr_setup_failed || r->nr_unpin_failed ?
 	       GUPCTL_EXIT_REFUSED : GUPCTL_EXIT_OK;
 }
@@ -885,10 +702,11 @@ int cmd_matrix(int argc, char **argv)
 
 	ret = parse_matrix_opts(argc, argv, &o);
 	if (ret)
-		return ret < 0 ? GUPCTL_EXIT_OK : ret;
+		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
 
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
+	r.marks = true;
 	r.page = getpagesize();
 	if (uname(&u) == 0)
 		snprintf(r.kernel, sizeof(r.kernel), "%s", u.release);
@@ -910,22 +728,13 @@ int cmd_matrix(int argc, char **argv)
 		goto out_mem;
 	}
 	memset(r.fill, MATRIX_FILL_BYTE, r.page);
-	if (o.tsv) {
-		r.tsv = open_output("--tsv", o.tsv);
-		if (!r.tsv)
-			goto out_mem;
-	}
 	if (o.json) {
-		r.json = open_output("--json", o.json);
+		r.json = matrix_json_open(o.json, "matrix");
 		if (!r.json)
-			goto out_files;
+			goto out_mem;
 	}
 
 	ret = run_matrix(&r);
-
-out_files:
-	if (r.tsv)
-		fclose(r.tsv);
 	if (r.json)
 		fclose(r.json);
 out_mem:

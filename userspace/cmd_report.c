@@ -1,37 +1,48 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gupctl report: turn the TSVs of gupctl matrix runs (one per flavour) into
- * a markdown page and a self-contained SVG heatmap.  Runs on the host: no
- * device, no kernel.
+ * gupctl report, on the host: the flavour's results document after a boot
+ * (--collect, matrix_collect.c), and from results the markdown page and
+ * the self-contained SVG heatmap of the matrix.  The guide: docs/gupctl.md,
+ * "gupctl report".
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gupctl.h"
-#include "matrix_tsv.h"
+#include "matrix_json.h"
+#include "options.h"
 #include "policy.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NR_ROWS		(BACKING_COUNT * STATE_COUNT)
 #define NR_COLS		(GUP_PIN_METHOD_COUNT * MATRIX_NR_FLAGS)
 
 struct report_opts {
-	const char *md, *svg, *learned;
-	const char **meta;		/* KEY=VALUE */
-	unsigned int nr_meta;
-	const char **not_run;		/* flavour names */
-	unsigned int nr_not_run;
-	char **tsv;
-	unsigned int nr_tsv;
+	struct collect_opts c;		/* --collect */
+	const char *boot_seconds;
+	const char *md, *svg, *learned;	/* the pages */
+	char **inputs;			/* a results directory or FLAVOUR.json */
+	unsigned int nr_inputs;
+};
+
+/* A flavour run.json lists as not run. */
+struct not_run {
+	const char *name, *why;
 };
 
 struct report {
 	struct report_opts o;
-	struct rflavour *fl;		/* o.nr_tsv of them, in argument order */
+	const char *dir;		/* the results directory, or NULL */
+	json_t *run;			/* its run.json */
+	struct mflavour *fl;		/* nr_fl of them, in run order */
+	unsigned int nr_fl;
+	struct not_run *not_run;
+	unsigned int nr_not_run;
 	char *learned;			/* the --learned file, NULL if absent */
 	size_t learned_len;
 };
@@ -43,138 +54,119 @@ static const char * const method_short[GUP_PIN_METHOD_COUNT] = {
 	[GUP_PIN_METHOD_GET_FAST]	= "getF",
 };
 
-/* Indexed like matrix_flags(): none, WRITE, LONGTERM, WRITE|LONGTERM. */
+/* Indexed like the flag sets: none, WRITE, LONGTERM, WRITE|LONGTERM. */
 static const char * const flags_short[MATRIX_NR_FLAGS] = { "", " W", " L", " LW" };
-
-enum {
-	OPT_MD = 256, OPT_SVG, OPT_LEARNED, OPT_META, OPT_NOT_RUN,
-};
-
-static const struct option report_options[] = {
-	{ "md",		required_argument,	NULL, OPT_MD },
-	{ "svg",	required_argument,	NULL, OPT_SVG },
-	{ "learned",	required_argument,	NULL, OPT_LEARNED },
-	{ "meta",	required_argument,	NULL, OPT_META },
-	{ "not-run",	required_argument,	NULL, OPT_NOT_RUN },
-	{ "help",	no_argument,		NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
-};
-
-void cmd_report_help(FILE *f)
-{
-	fprintf(f,
-"usage: gupctl report --md FILE --svg FILE [OPTIONS] TSV...\n"
-"\n"
-"Read the TSV of one gupctl matrix run per flavour (in the order given)\n"
-"and write the measured GUP matrix as markdown and as an SVG heatmap.  No\n"
-"device needed: it runs on the host.\n"
-"\n"
-"The markdown: a header with the meta data and, per flavour, its policy,\n"
-"kernel, cells and wall time; a legend; per flavour a table (rows backing x\n"
-"state, columns method x flags), its mismatch count and every mismatch with\n"
-"its reason; the cells whose measured outcome differs between flavours;\n"
-"then the learned file under \"What we learned\".  The SVG: one %ux%u panel\n"
-"per flavour, coloured by measured outcome, mismatches outlined.\n"
-"\n"
-"Options:\n"
-"  --md FILE         the markdown to write (required)\n"
-"  --svg FILE        the SVG to write (required)\n"
-"  --learned FILE    markdown appended verbatim under \"What we learned\";\n"
-"                    skipped if FILE does not exist\n"
-"  --meta KEY=VALUE  shown in both headers, in order (e.g. date=...,\n"
-"                    commit=..., kernel=...); repeatable\n"
-"  --not-run FLAVOUR a flavour without results, listed as not run;\n"
-"                    repeatable\n"
-"  -h, --help        this help\n"
-"\n"
-"TSV: a header line naming the columns, one line per cell, lines starting\n"
-"with '#' are comments (kernel=... and wall_seconds=... are picked up).\n"
-"Cells missing from a TSV are left blank.\n"
-"\n"
-"Symbols: P pinned, F EFAULT, I EINVAL, another errno by its name, 0 no\n"
-"error but no page, %s not run (not applicable, or setup failed), a !\n"
-"suffix where measured differs from expected.\n"
-"\n"
-"Exit status: 0 written, 1 written but some cell of some TSV is a\n"
-"mismatch, 2 usage error, unreadable or malformed input, or an output that\n"
-"could not be written.\n", NR_ROWS, NR_COLS, "\u00b7");
-}
 
 /* ---- Options ---- */
 
-static bool valid_meta(const char *s)
-{
-	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+static const char * const report_usage[] = {
+	"gupctl report --md FILE --svg FILE [--learned FILE] RESULTS...",
+	"gupctl report --collect FILE --flavour NAME --policy POLICY [OPTIONS]",
+	NULL
+};
 
-	return n && s[n] == '=';
+/* The one table: parse into @o, or (@help) print the help. */
+static int report_gopt(struct report_opts *o, int argc, char **argv,
+		       int *argi, FILE *help)
+{
+	const struct gopt opts[] = {
+		GOPT_GROUP("The pages, from a results directory or FLAVOUR.json files"),
+		GOPT_STRING(0, "md", &o->md, "FILE", "write the markdown page"),
+		GOPT_STRING(0, "svg", &o->svg, "FILE", "write the SVG heatmap"),
+		GOPT_STRING(0, "learned", &o->learned, "FILE",
+			    "append FILE under \"What we learned\" (if it exists)"),
+		GOPT_GROUP("The flavour's results document, after its boot"),
+		GOPT_STRING(0, "collect", &o->c.out, "FILE", "write FLAVOUR.json"),
+		GOPT_STRING(0, "flavour", &o->c.flavour, "NAME", "the flavour (required)"),
+		GOPT_STRING(0, "policy", &o->c.policy, "POLICY",
+			    "its gup column of patches/flavours (required)"),
+		GOPT_STRING(0, "ext4", &o->c.ext4, "BEHAVIOUR",
+			    "its ext4 column of patches/flavours (required)"),
+		GOPT_STRING(0, "input-hash", &o->c.input_hash, "HASH",
+			    "the kernel's cache key (required)"),
+		GOPT_STRING(0, "kernel-verdict", &o->c.verdict, "VERDICT",
+			    "qemu/run.sh's verdict of the boot (required)"),
+		GOPT_STRING(0, "boot-seconds", &o->boot_seconds, "SECONDS",
+			    "the boot's wall time (required)"),
+		GOPT_STRING(0, "console", &o->c.console, "FILE",
+			    "the boot's serial console (required)"),
+		GOPT_STRING(0, "reports", &o->c.reports, "FILE",
+			    "its kernel reports: qemu/scan-console.sh --reports (required)"),
+		GOPT_STRING(0, "matrix", &o->c.matrix, "FILE",
+			    "the guest's matrix document, if it wrote one"),
+		GOPT_STRING(0, "xcheck", &o->c.xcheck, "FILE",
+			    "the guest's cross-check document, if it wrote one"),
+		GOPT_END()
+	};
+
+	if (help) {
+		gopt_usage(help, "report", opts, report_usage);
+		return 0;
+	}
+	return gopt_parse("report", argc, argv, opts, report_usage, argi);
 }
 
-/* 0: options valid; -1: help printed; otherwise an exit code. */
+void cmd_report_help(FILE *f)
+{
+	struct report_opts o;
+
+	report_gopt(&o, 0, NULL, NULL, f);
+}
+
+static int check_collect_opts(struct report_opts *o)
+{
+	const struct { const char *v, *name; } req[] = {
+		{ o->c.flavour, "--flavour" }, { o->c.policy, "--policy" },
+		{ o->c.ext4, "--ext4" }, { o->c.input_hash, "--input-hash" },
+		{ o->c.verdict, "--kernel-verdict" },
+		{ o->boot_seconds, "--boot-seconds" },
+		{ o->c.console, "--console" }, { o->c.reports, "--reports" },
+	};
+	unsigned int i;
+	char *end;
+
+	if (o->md || o->svg || o->learned || o->nr_inputs)
+		return usage_error("report",
+				   "--collect writes one document: no --md, --svg, --learned or RESULTS with it");
+	for (i = 0; i < ARRAY_SIZE(req); i++)
+		if (!req[i].v)
+			return usage_error("report", "--collect needs %s", req[i].name);
+	if (!matrix_valid_flavour(o->c.flavour))
+		return usage_error("report",
+				   "bad --flavour '%s': 1 to 63 letters, digits, '.', '_' or '-'",
+				   o->c.flavour);
+	if (!policy_lookup(o->c.policy))
+		return usage_error("report", "unknown --policy '%s': give one of: %s",
+				   o->c.policy, policy_names());
+	o->c.boot_seconds = strtod(o->boot_seconds, &end);
+	if (end == o->boot_seconds || *end || o->c.boot_seconds < 0)
+		return usage_error("report", "bad --boot-seconds '%s': give seconds",
+				   o->boot_seconds);
+	return 0;
+}
+
+/* 0: options valid; GOPT_HELP: help printed; otherwise an exit code. */
 static int parse_report_opts(int argc, char **argv, struct report_opts *o)
 {
-	unsigned int i, j;
-	int c;
+	int ret, argi;
 
 	memset(o, 0, sizeof(*o));
-	o->meta = calloc(argc, sizeof(*o->meta));
-	o->not_run = calloc(argc, sizeof(*o->not_run));
-	if (!o->meta || !o->not_run) {
-		fprintf(stderr, "gupctl report: out of memory (ENOMEM)\n");
-		return GUPCTL_EXIT_USAGE;
-	}
-
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":h", report_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			cmd_report_help(stdout);
-			return -1;
-		case OPT_MD:
-			o->md = optarg;
-			break;
-		case OPT_SVG:
-			o->svg = optarg;
-			break;
-		case OPT_LEARNED:
-			o->learned = optarg;
-			break;
-		case OPT_META:
-			if (!valid_meta(optarg))
-				return usage_error("report", "bad --meta '%s': give KEY=VALUE, KEY of letters, digits, '.', '_', '-'",
-						   optarg);
-			o->meta[o->nr_meta++] = optarg;
-			break;
-		case OPT_NOT_RUN:
-			if (!matrix_valid_flavour(optarg))
-				return usage_error("report", "bad --not-run '%s': a flavour name is 1 to 63 letters, digits, '.', '_' or '-'",
-						   optarg);
-			o->not_run[o->nr_not_run++] = optarg;
-			break;
-		case ':':
-			return usage_error("report", "option '%s' needs an argument",
-					   argv[optind - 1]);
-		default:
-			if (optopt)
-				return usage_error("report", "unknown option '-%c'", optopt);
-			return usage_error("report", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	o->tsv = argv + optind;
-	o->nr_tsv = argc - optind;
+	ret = report_gopt(o, argc, argv, &argi, NULL);
+	if (ret)
+		return ret;
+	o->inputs = argv + argi;
+	o->nr_inputs = argc - argi;
+	if (o->c.out)
+		return check_collect_opts(o);
 	if (!o->md)
 		return usage_error("report", "no --md FILE: where should the markdown go?");
 	if (!o->svg)
 		return usage_error("report", "no --svg FILE: where should the SVG go?");
 	if (!strcmp(o->md, o->svg))
 		return usage_error("report", "--md and --svg name the same file '%s'", o->md);
-	if (!o->nr_tsv)
-		return usage_error("report", "no TSV: give the TSV of at least one matrix run");
-	for (i = 0; i < o->nr_not_run; i++)
-		for (j = 0; j < i; j++)
-			if (!strcmp(o->not_run[i], o->not_run[j]))
-				return usage_error("report", "--not-run %s given twice",
-						   o->not_run[i]);
+	if (!o->nr_inputs)
+		return usage_error("report",
+				   "no RESULTS: give a results directory (make matrix) or FLAVOUR.json files");
 	return 0;
 }
 
@@ -229,7 +221,7 @@ static int read_learned(struct report *r)
 /* ---- Cells as text ---- */
 
 /* The measured outcome as a table symbol, without the mismatch mark. */
-static const char *symbol(const struct rcell *c)
+static const char *symbol(const struct mcell *c)
 {
 	switch (c->measured) {
 	case MATRIX_PINNED:
@@ -247,11 +239,15 @@ static const char *symbol(const struct rcell *c)
 	}
 }
 
-static void describe_measured(char *buf, size_t size, const struct rcell *c)
+static void describe_measured(char *buf, size_t size, const struct mcell *c)
 {
 	switch (c->measured) {
 	case MATRIX_PINNED:
-		snprintf(buf, size, "pinned");
+		if (c->unpin_err[0])
+			snprintf(buf, size, "pinned, but the unpin failed: %s",
+				 c->unpin_err);
+		else
+			snprintf(buf, size, "pinned");
 		break;
 	case MATRIX_NONE_PINNED:
 		snprintf(buf, size, "none pinned (no error, no page)");
@@ -267,7 +263,7 @@ static void describe_measured(char *buf, size_t size, const struct rcell *c)
 	}
 }
 
-static const char *describe_expected(const struct rcell *c)
+static const char *describe_expected(const struct mcell *c)
 {
 	switch (c->expected) {
 	case MATRIX_PINNED:
@@ -279,18 +275,6 @@ static const char *describe_expected(const struct rcell *c)
 	default:
 		return "not run (not applicable)";
 	}
-}
-
-/* "pin_user_pages_fast WRITE|LONGTERM ext4-shared write-faulted" */
-static void describe_cell(char *buf, size_t size, unsigned int idx)
-{
-	struct cell c;
-	char flags[64];
-
-	matrix_cell(idx, &c);
-	snprintf(buf, size, "%s %s %s %s", gup_method_name(c.method),
-		 gup_flags_str(c.flags, flags, sizeof(flags)),
-		 backing_name(c.backing), state_name(c.state));
 }
 
 static unsigned int cell_at(unsigned int row, unsigned int col)
@@ -336,6 +320,55 @@ static void md_puts(FILE *f, const char *s)
 	}
 }
 
+/* A string of run.json (@key, or @key.@sub), or NULL. */
+static const char *run_str(const struct report *r, const char *key,
+			   const char *sub)
+{
+	json_t *v = json_object_get(r->run, key);
+
+	return json_string_value(sub ? json_object_get(v, sub) : v);
+}
+
+/* Seconds as "1.2 s", or "?". */
+static void md_seconds(FILE *f, double s)
+{
+	if (s < 0)
+		fputc('?', f);
+	else
+		fprintf(f, "%.1f s", s);
+}
+
+/* Where the results came from: the directory and its run.json. */
+static void md_source(const struct report *r, FILE *f)
+{
+	json_t *wall = json_object_get(r->run, "wall_seconds");
+	unsigned int i;
+
+	if (!r->dir) {
+		fputs("- results: ", f);
+		for (i = 0; i < r->nr_fl; i++) {
+			fprintf(f, "%s`", i ? ", " : "");
+			md_puts(f, r->fl[i].path);
+			fputc('`', f);
+		}
+		fputs(" (no run.json: commit and date unknown)\n\n", f);
+		return;
+	}
+	fputs("- results: `", f);
+	md_puts(f, r->dir);
+	fputs("`\n- commit: ", f);
+	md_puts(f, run_str(r, "commit", NULL) ?: "?");
+	fputs("\n- date: ", f);
+	md_puts(f, run_str(r, "date", NULL) ?: "?");
+	fputs("\n- kernel source: ", f);
+	md_puts(f, run_str(r, "source_package", "name") ?: "?");
+	fputc(' ', f);
+	md_puts(f, run_str(r, "source_package", "version") ?: "?");
+	fputs("\n- job wall time: ", f);
+	md_seconds(f, json_is_number(wall) ? json_number_value(wall) : -1);
+	fputs("\n\n", f);
+}
+
 static void md_header(const struct report *r, FILE *f)
 {
 	unsigned int i;
@@ -343,53 +376,45 @@ static void md_header(const struct report *r, FILE *f)
 	fprintf(f,
 "# The GUP matrix, measured\n"
 "\n"
-"<!-- Generated by gupctl report; do not edit: rerun make matrix, or edit\n"
-"     docs/matrix-learned.md for the last section. -->\n"
+"<!-- Generated by gupctl report (make docs); do not edit: rerun make\n"
+"     matrix and make docs, or edit docs/matrix-learned.md for the last\n"
+"     section. -->\n"
 "\n"
 "Generated by `gupctl report` from real runs of `gupctl matrix` on each\n"
 "flavour's kernel booted under QEMU: every cell was set up and pinned\n"
 "through `/dev/gup_test`, and its expected outcome was computed beforehand\n"
 "from the flavour's GUP policy (`userspace/policy.c`), never from a run.\n"
 "\n");
-	for (i = 0; i < r->o.nr_meta; i++) {
-		const char *eq = strchr(r->o.meta[i], '=');
-
-		fprintf(f, "- %.*s: ", (int)(eq - r->o.meta[i]), r->o.meta[i]);
-		md_puts(f, eq + 1);
-		fputc('\n', f);
-	}
-	if (r->o.nr_meta)
-		fputc('\n', f);
+	md_source(r, f);
 
 	fprintf(f,
-"| flavour | policy | kernel | cells | run | not applicable | mismatches | wall time |\n"
-"|---|---|---|--:|--:|--:|--:|--:|\n");
-	for (i = 0; i < r->o.nr_tsv; i++) {
-		const struct rflavour *fl = &r->fl[i];
+"| flavour | policy | kernel | cells | run | not applicable | mismatches | gup_test disagrees | kernel reports | wall time |\n"
+"|---|---|---|--:|--:|--:|--:|--:|--:|--:|\n");
+	for (i = 0; i < r->nr_fl; i++) {
+		const struct mflavour *fl = &r->fl[i];
 
 		fprintf(f, "| `%s` | ", fl->name);
 		md_puts(f, fl->policy);
 		fputs(" | ", f);
-		md_puts(f, fl->kernel[0] ? fl->kernel : "?");
+		md_puts(f, fl->kernel ?: "?");
 		fprintf(f, " | %u of %u | %u | %u | %u | ", fl->nr_present,
 			MATRIX_NR_CELLS, fl->nr_run, fl->nr_not_applicable,
 			fl->nr_mismatch);
-		if (fl->wall[0]) {
-			md_puts(f, fl->wall);
-			fputs(" s", f);
-		} else {
-			fputc('?', f);
-		}
+		if (fl->xcheck_nr < 0)
+			fputs("not run", f);
+		else
+			fprintf(f, "%d of %d", fl->xcheck_disagree, fl->xcheck_nr);
+		fprintf(f, " | %u | ", fl->nr_reports);
+		md_seconds(f, fl->wall_matrix);
 		fputs(" |\n", f);
 	}
-	for (i = 0; i < r->o.nr_not_run; i++)
-		fprintf(f, "| `%s` | not run | | | | | | |\n", r->o.not_run[i]);
+	for (i = 0; i < r->nr_not_run; i++)
+		fprintf(f, "| `%s` | not run | | | | | | | | |\n", r->not_run[i].name);
 	fputc('\n', f);
-	if (r->o.nr_not_run) {
-		fputs("Not run (no results):", f);
-		for (i = 0; i < r->o.nr_not_run; i++)
-			fprintf(f, "%s `%s`", i ? "," : "", r->o.not_run[i]);
-		fputs(".\n\n", f);
+	for (i = 0; i < r->nr_not_run; i++) {
+		fprintf(f, "Not run: `%s`: ", r->not_run[i].name);
+		md_puts(f, r->not_run[i].why ?: "no reason recorded");
+		fputs("\n\n", f);
 	}
 }
 
@@ -415,12 +440,65 @@ static void md_legend(FILE *f)
 "| an errno name | refused with that errno |\n"
 "| `0` | no error, but no page pinned |\n"
 "| `\u00b7` | not run: not applicable to this cell (or its setup failed: then with `!`) |\n"
-"| `!` after a symbol | measured differs from what the policy expected |\n"
+"| `!` after a symbol | the cell did not go as the policy expected (outcome, errno, setup or unpin) |\n"
 "| blank | not in the results |\n"
 "\n");
 }
 
-static void md_flavour(const struct rflavour *fl, FILE *f)
+static void md_xcheck(const struct mflavour *fl, FILE *f)
+{
+	fputs("Cross-check with the kernel's own `gup_test`: ", f);
+	if (fl->xcheck_nr < 0)
+		fputs("not in the results.\n\n", f);
+	else if (!fl->xcheck_disagree)
+		fprintf(f, "it agrees on all %d cells it can express.\n\n",
+			fl->xcheck_nr);
+	else
+		fprintf(f,
+			"%d of the %d cells it can express disagree (the flavour's FLAVOUR.json lists them).\n\n",
+			fl->xcheck_disagree, fl->xcheck_nr);
+}
+
+/* The kernel reports on the console, with the cell that was running. */
+static void md_reports(const struct mflavour *fl, FILE *f)
+{
+	char what[160];
+	unsigned int i;
+
+	if (!fl->verdict)		/* not a FLAVOUR.json: no console */
+		return;
+	if (!fl->nr_reports) {
+		fputs("Kernel reports on the console: none.\n\n", f);
+		return;
+	}
+	fprintf(f, "Kernel reports on the console: %u, %u of them not expected:\n\n",
+		fl->nr_reports, fl->nr_unexpected);
+	for (i = 0; i < fl->nr_reports; i++) {
+		const struct mreport *rep = &fl->reports[i];
+
+		fprintf(f, "- %s", rep->expected ? "expected" : "**not expected**");
+		fputs(" `", f);
+		md_puts(f, rep->kind);
+		fputs("` ", f);
+		if (rep->cell != MATRIX_MARK_NONE) {
+			fprintf(f, "during %s cell %d `", rep->step, rep->cell + 1);
+			md_puts(f, matrix_cell_str(rep->cell, what, sizeof(what)));
+			fputs("`", f);
+		} else if (rep->step) {
+			fputs("after ", f);
+			md_puts(f, rep->step);
+			fputs("'s last cell", f);
+		} else {
+			fputs("before the first cell", f);
+		}
+		fputs(": ", f);
+		md_puts(f, rep->title);
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+}
+
+static void md_flavour(const struct mflavour *fl, FILE *f)
 {
 	char label[64], what[160], measured[96];
 	unsigned int row, col, idx;
@@ -428,9 +506,19 @@ static void md_flavour(const struct rflavour *fl, FILE *f)
 	fprintf(f, "## Flavour `%s`\n\nPolicy `", fl->name);
 	md_puts(f, fl->policy);
 	fputs("`, kernel `", f);
-	md_puts(f, fl->kernel[0] ? fl->kernel : "?");
-	fprintf(f, "`: %u cells in the results, %u run, %u not applicable.\n\n",
+	md_puts(f, fl->kernel ?: "?");
+	fprintf(f, "`: %u cells in the results, %u run, %u not applicable.",
 		fl->nr_present, fl->nr_run, fl->nr_not_applicable);
+	if (fl->verdict) {
+		fputs(" Kernel verdict of the boot: ", f);
+		md_puts(f, fl->verdict);
+		fputs("; the matrix took ", f);
+		md_seconds(f, fl->wall_matrix);
+		fputs(" in the guest, the boot ", f);
+		md_seconds(f, fl->wall_boot);
+		fputs(" from QEMU start to exit.", f);
+	}
+	fputs("\n\n", f);
 
 	fputs("| backing | state |", f);
 	for (col = 0; col < NR_COLS; col++) {
@@ -445,13 +533,13 @@ static void md_flavour(const struct rflavour *fl, FILE *f)
 		fprintf(f, "| %s | %s |", backing_name(row / STATE_COUNT),
 			state_name(row % STATE_COUNT));
 		for (col = 0; col < NR_COLS; col++) {
-			const struct rcell *c = &fl->cells[cell_at(row, col)];
+			const struct mcell *c = &fl->cells[cell_at(row, col)];
 
 			if (!c->present) {
 				fputs(" |", f);
 				continue;
 			}
-			fprintf(f, " %s%s |", symbol(c), rcell_mismatch(c) ? "!" : "");
+			fprintf(f, " %s%s |", symbol(c), c->match ? "" : "!");
 		}
 		fputc('\n', f);
 	}
@@ -461,11 +549,11 @@ static void md_flavour(const struct rflavour *fl, FILE *f)
 	if (fl->nr_mismatch)
 		fputc('\n', f);
 	for (idx = 0; idx < MATRIX_NR_CELLS; idx++) {
-		const struct rcell *c = &fl->cells[idx];
+		const struct mcell *c = &fl->cells[idx];
 
-		if (!c->present || !rcell_mismatch(c))
+		if (!c->present || c->match)
 			continue;
-		describe_cell(what, sizeof(what), idx);
+		matrix_cell_str(idx, what, sizeof(what));
 		describe_measured(measured, sizeof(measured), c);
 		fprintf(f, "- `%s`: measured %s, expected %s: ", what, measured,
 			describe_expected(c));
@@ -473,6 +561,8 @@ static void md_flavour(const struct rflavour *fl, FILE *f)
 		fputc('\n', f);
 	}
 	fputc('\n', f);
+	md_xcheck(fl, f);
+	md_reports(fl, f);
 }
 
 /* Do the flavours that ran cell @idx disagree on its measured outcome? */
@@ -481,8 +571,8 @@ static bool cell_disagrees(const struct report *r, unsigned int idx)
 	const char *first = NULL;
 	unsigned int i;
 
-	for (i = 0; i < r->o.nr_tsv; i++) {
-		const struct rcell *c = &r->fl[i].cells[idx];
+	for (i = 0; i < r->nr_fl; i++) {
+		const struct mcell *c = &r->fl[i].cells[idx];
 
 		if (!c->present)
 			continue;
@@ -502,7 +592,7 @@ static void md_disagreements(const struct report *r, FILE *f)
 	bool sep;
 
 	fputs("## Where flavours disagree\n\n", f);
-	if (r->o.nr_tsv < 2) {
+	if (r->nr_fl < 2) {
 		fputs("Only one flavour in the results: nothing to compare.\n\n", f);
 		return;
 	}
@@ -517,10 +607,10 @@ static void md_disagreements(const struct report *r, FILE *f)
 		"of each flavour that did not pin expected, and why.\n\n",
 		nr, nr == 1 ? "" : "s");
 	fputs("| method | flags | backing | state |", f);
-	for (i = 0; i < r->o.nr_tsv; i++)
+	for (i = 0; i < r->nr_fl; i++)
 		fprintf(f, " `%s` |", r->fl[i].name);
 	fputs(" where not pinned: expected, why |\n|---|---|---|---|", f);
-	for (i = 0; i < r->o.nr_tsv; i++)
+	for (i = 0; i < r->nr_fl; i++)
 		fputs(":-:|", f);
 	fputs("---|\n", f);
 
@@ -533,23 +623,23 @@ static void md_disagreements(const struct report *r, FILE *f)
 		md_puts(f, gup_flags_str(cl.flags, flags, sizeof(flags)));
 		fprintf(f, " | %s | %s |", backing_name(cl.backing),
 			state_name(cl.state));
-		for (i = 0; i < r->o.nr_tsv; i++) {
-			const struct rcell *c = &r->fl[i].cells[idx];
+		for (i = 0; i < r->nr_fl; i++) {
+			const struct mcell *c = &r->fl[i].cells[idx];
 
 			if (c->present)
 				fprintf(f, " %s%s |", symbol(c),
-					rcell_mismatch(c) ? "!" : "");
+					c->match ? "" : "!");
 			else
 				fputs(" |", f);
 		}
 		sep = false;
-		for (i = 0; i < r->o.nr_tsv; i++) {
-			const struct rcell *c = &r->fl[i].cells[idx];
+		for (i = 0; i < r->nr_fl; i++) {
+			const struct mcell *c = &r->fl[i].cells[idx];
 
 			if (!c->present || c->measured == MATRIX_PINNED)
 				continue;
 			fprintf(f, "%s`%s`: ", sep ? "<br>" : " ", r->fl[i].name);
-			if (rcell_mismatch(c)) {
+			if (!c->match) {
 				describe_measured(measured, sizeof(measured), c);
 				fprintf(f, "measured %s, ", measured);
 			}
@@ -568,7 +658,7 @@ static void write_md(const struct report *r, FILE *f)
 
 	md_header(r, f);
 	md_legend(f);
-	for (i = 0; i < r->o.nr_tsv; i++)
+	for (i = 0; i < r->nr_fl; i++)
 		md_flavour(&r->fl[i], f);
 	md_disagreements(r, f);
 	if (r->learned) {
@@ -617,7 +707,7 @@ static const struct {
 	[SVG_MISSING]	  = { "#ffffff", "#000000", "not in the results" },
 };
 
-static enum svg_class svg_class_of(const struct rcell *c)
+static enum svg_class svg_class_of(const struct mcell *c)
 {
 	if (!c->present)
 		return SVG_MISSING;
@@ -674,19 +764,19 @@ static void svg_swatch(FILE *f, int x, int y, enum svg_class cls, bool mismatch)
 		fputs(" stroke=\"#bbbbbb\" stroke-dasharray=\"2,2\"", f);
 }
 
-static void svg_cell(FILE *f, const struct rflavour *fl, unsigned int row,
+static void svg_cell(FILE *f, const struct mflavour *fl, unsigned int row,
 		     unsigned int col)
 {
 	unsigned int idx = cell_at(row, col);
-	const struct rcell *c = &fl->cells[idx];
+	const struct mcell *c = &fl->cells[idx];
 	enum svg_class cls = svg_class_of(c);
-	bool mismatch = c->present && rcell_mismatch(c);
+	bool mismatch = c->present && !c->match;
 	int x = SVG_LABEL_W + col * SVG_CW + col / MATRIX_NR_FLAGS * SVG_GAPX;
 	int y = SVG_PTITLE_H + SVG_COLLAB_H + row * SVG_CH + row / STATE_COUNT * SVG_GAPY;
 	char what[160], measured[96];
 	const char *sym = c->present ? symbol(c) : "";
 
-	describe_cell(what, sizeof(what), idx);
+	matrix_cell_str(idx, what, sizeof(what));
 	fprintf(f, "<g class=\"cell%s\">", mismatch ? " mismatch" : "");
 	svg_swatch(f, x + 1, y + 1, cls, mismatch);
 	fputs("><title>", f);
@@ -708,12 +798,13 @@ static void svg_cell(FILE *f, const struct rflavour *fl, unsigned int row,
 	if (cls == SVG_ERRNO)
 		sym = "E";
 	if (cls != SVG_NOT_RUN && cls != SVG_MISSING)
-		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"%s\" font-size=\"9\" text-anchor=\"middle\">%s</text>",
+		fprintf(f,
+			"<text x=\"%d\" y=\"%d\" fill=\"%s\" font-size=\"9\" text-anchor=\"middle\">%s</text>",
 			x + SVG_CW / 2, y + SVG_CH - 4, svg_classes[cls].ink, sym);
 	fputs("</g>\n", f);
 }
 
-static void svg_panel(FILE *f, const struct rflavour *fl, int px, int py)
+static void svg_panel(FILE *f, const struct mflavour *fl, int px, int py)
 {
 	char label[96];
 	unsigned int row, col;
@@ -728,28 +819,28 @@ static void svg_panel(FILE *f, const struct rflavour *fl, int px, int py)
 	xml_puts(f, fl->policy);
 	fputs(")</text>\n", f);
 	fprintf(f, "<text x=\"%d\" y=\"30\" font-size=\"10\">kernel ", SVG_LABEL_W);
-	xml_puts(f, fl->kernel[0] ? fl->kernel : "?");
-	if (fl->wall[0]) {
-		fputs(", ", f);
-		xml_puts(f, fl->wall);
-		fputs(" s", f);
-	}
-	fprintf(f, ", %u run, %u mismatch%s</text>\n", fl->nr_run,
-		fl->nr_mismatch, fl->nr_mismatch == 1 ? "" : "es");
+	xml_puts(f, fl->kernel ?: "?");
+	if (fl->wall_matrix >= 0)
+		fprintf(f, ", %.1f s", fl->wall_matrix);
+	fprintf(f, ", %u run, %u mismatch%s, %u kernel report%s</text>\n",
+		fl->nr_run, fl->nr_mismatch, fl->nr_mismatch == 1 ? "" : "es",
+		fl->nr_reports, fl->nr_reports == 1 ? "" : "s");
 
 	for (col = 0; col < NR_COLS; col++) {
 		x = SVG_LABEL_W + col * SVG_CW + col / MATRIX_NR_FLAGS * SVG_GAPX +
 		    SVG_CW / 2 + 3;
 		y = SVG_PTITLE_H + SVG_COLLAB_H - 4;
 		col_label(label, sizeof(label), col);
-		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" transform=\"rotate(-90 %d %d)\">%s</text>\n",
+		fprintf(f,
+			"<text x=\"%d\" y=\"%d\" font-size=\"10\" transform=\"rotate(-90 %d %d)\">%s</text>\n",
 			x, y, x, y, label);
 	}
 	for (row = 0; row < NR_ROWS; row++) {
 		y = SVG_PTITLE_H + SVG_COLLAB_H + row * SVG_CH +
 		    row / STATE_COUNT * SVG_GAPY + SVG_CH - 4;
 		row_label(label, sizeof(label), row);
-		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">%s</text>\n",
+		fprintf(f,
+			"<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">%s</text>\n",
 			SVG_LABEL_W - 6, y, label);
 	}
 	for (row = 0; row < NR_ROWS; row++)
@@ -783,7 +874,7 @@ static void svg_legend(FILE *f, int x0, int y0, int width)
 
 static void write_svg(const struct report *r, FILE *f)
 {
-	unsigned int i, n = r->o.nr_tsv;
+	unsigned int i, n = r->nr_fl;
 	int width = 2 * SVG_MARGIN + n * SVG_PANEL_W + (n - 1) * SVG_PANEL_GAP;
 	int legend_w, legend_rows, height, title_h, y;
 
@@ -792,8 +883,8 @@ static void write_svg(const struct report *r, FILE *f)
 	legend_w = width - 2 * SVG_MARGIN;
 	legend_rows = (SVG_CLASS_COUNT + 1 + legend_w / SVG_LEGEND_ITEM - 1) /
 		      (legend_w / SVG_LEGEND_ITEM);
-	/* The title, then lines: meta, the axes (two), flavours not run. */
-	title_h = 24 + SVG_TITLE_LINE * (2 + !!r->o.nr_meta + !!r->o.nr_not_run) + 10;
+	/* The title, then lines: the source, the axes (two), flavours not run. */
+	title_h = 24 + SVG_TITLE_LINE * (3 + !!r->nr_not_run) + 10;
 	height = SVG_MARGIN + title_h + SVG_PANEL_H + 24 +
 		 legend_rows * SVG_LEGEND_ROW + SVG_MARGIN;
 
@@ -804,29 +895,38 @@ static void write_svg(const struct report *r, FILE *f)
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
 		width, height);
 	y = SVG_MARGIN + 14;
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"16\" font-weight=\"bold\">The GUP matrix, measured: what pin_user_pages() &amp; friends took</text>\n",
+	fprintf(f,
+		"<text x=\"%d\" y=\"%d\" font-size=\"16\" font-weight=\"bold\">The GUP matrix, measured: what pin_user_pages() &amp; friends took</text>\n",
 		SVG_MARGIN, y);
 	y += 4;
-	if (r->o.nr_meta) {
-		y += SVG_TITLE_LINE;
-		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">", SVG_MARGIN, y);
-		for (i = 0; i < r->o.nr_meta; i++) {
-			fputs(i ? "   " : "", f);
-			xml_puts(f, r->o.meta[i]);
+	y += SVG_TITLE_LINE;
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">results: ", SVG_MARGIN, y);
+	if (r->dir) {
+		xml_puts(f, r->dir);
+		fputs(", commit ", f);
+		xml_puts(f, run_str(r, "commit", NULL) ?: "?");
+		fputs(", ", f);
+		xml_puts(f, run_str(r, "date", NULL) ?: "?");
+	} else {
+		for (i = 0; i < r->nr_fl; i++) {
+			fputs(i ? ", " : "", f);
+			xml_puts(f, r->fl[i].path);
 		}
-		fputs("</text>\n", f);
 	}
+	fputs("</text>\n", f);
 	y += SVG_TITLE_LINE;
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">rows: the page's backing, then what user space did to it before the pin</text>\n",
+	fprintf(f,
+		"<text x=\"%d\" y=\"%d\" font-size=\"11\">rows: the page's backing, then what user space did to it before the pin</text>\n",
 		SVG_MARGIN, y);
 	y += SVG_TITLE_LINE;
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">columns: pin/pinF = pin_user_pages(_fast), get/getF = get_user_pages(_fast); W FOLL_WRITE, L FOLL_LONGTERM</text>\n",
+	fprintf(f,
+		"<text x=\"%d\" y=\"%d\" font-size=\"11\">columns: pin/pinF = pin_user_pages(_fast), get/getF = get_user_pages(_fast); W FOLL_WRITE, L FOLL_LONGTERM</text>\n",
 		SVG_MARGIN, y);
-	if (r->o.nr_not_run) {
+	if (r->nr_not_run) {
 		y += SVG_TITLE_LINE;
 		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">not run:", SVG_MARGIN, y);
-		for (i = 0; i < r->o.nr_not_run; i++)
-			fprintf(f, "%s %s", i ? "," : "", r->o.not_run[i]);
+		for (i = 0; i < r->nr_not_run; i++)
+			fprintf(f, "%s %s", i ? "," : "", r->not_run[i].name);
 		fputs("</text>\n", f);
 	}
 	for (i = 0; i < n; i++)
@@ -863,76 +963,139 @@ static int write_file(const char *what, const char *path,
 	return 0;
 }
 
-static int check_flavours(const struct report *r)
+/* Load FLAVOUR.json @path as the next flavour. */
+static int load_flavour(struct report *r, const char *path)
 {
-	unsigned int i, j;
+	struct mflavour *fl = &r->fl[r->nr_fl];
+	unsigned int i;
+	int ret;
 
-	for (i = 0; i < r->o.nr_tsv; i++) {
-		for (j = 0; j < i; j++)
-			if (!strcmp(r->fl[i].name, r->fl[j].name))
-				return usage_error("report", "flavour %s is in both %s and %s: one TSV per flavour",
-						   r->fl[i].name, r->fl[j].path,
-						   r->fl[i].path);
-		for (j = 0; j < r->o.nr_not_run; j++)
-			if (!strcmp(r->fl[i].name, r->o.not_run[j]))
-				return usage_error("report", "flavour %s has results (%s) and is given as --not-run",
-						   r->fl[i].name, r->fl[i].path);
+	ret = matrix_json_load(path, fl, "report");
+	r->nr_fl++;			/* free it whatever happened */
+	if (ret)
+		return ret;
+	for (i = 0; i + 1 < r->nr_fl; i++)
+		if (!strcmp(r->fl[i].name, fl->name))
+			return usage_error("report",
+					   "flavour %s is in both %s and %s: one document per flavour",
+					   fl->name, r->fl[i].path, path);
+	return 0;
+}
+
+/* A results directory: run.json names the flavours, in run order. */
+static int load_dir(struct report *r, const char *dir)
+{
+	const char *name, *why;
+	char path[4096];
+	size_t i, n;
+	json_t *fls, *e;
+	int ret;
+
+	r->dir = dir;
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	r->run = matrix_json_read_file(path, "report");
+	if (!r->run)
+		return GUPCTL_EXIT_USAGE;
+	fls = json_object_get(r->run, "flavours");
+	if (!json_is_array(fls))
+		return usage_error("report",
+				   "%s: no \"flavours\" array: not a results directory of make matrix?",
+				   path);
+	n = json_array_size(fls);
+	r->fl = calloc(n + 1, sizeof(*r->fl));
+	r->not_run = calloc(n + 1, sizeof(*r->not_run));
+	if (!r->fl || !r->not_run)
+		return usage_error("report", "out of memory (ENOMEM)");
+	json_array_foreach(fls, i, e) {
+		name = json_string_value(json_object_get(e, "name"));
+		why = json_string_value(json_object_get(e, "why_not_run"));
+		if (!name || !matrix_valid_flavour(name) ||
+		    !json_is_boolean(json_object_get(e, "ran")))
+			return usage_error("report",
+					   "%s: flavours[%zu]: want a flavour \"name\" and a boolean \"ran\"",
+					   path, i);
+		if (!json_is_true(json_object_get(e, "ran"))) {
+			r->not_run[r->nr_not_run++] = (struct not_run){ name, why };
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s.json", dir, name);
+		ret = load_flavour(r, path);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int load_inputs(struct report *r)
+{
+	struct stat st;
+	unsigned int i;
+	int ret;
+
+	if (!stat(r->o.inputs[0], &st) && S_ISDIR(st.st_mode)) {
+		if (r->o.nr_inputs > 1)
+			return usage_error("report",
+					   "give one results directory, or FLAVOUR.json files");
+		return load_dir(r, r->o.inputs[0]);
+	}
+	r->fl = calloc(r->o.nr_inputs, sizeof(*r->fl));
+	if (!r->fl)
+		return usage_error("report", "out of memory (ENOMEM)");
+	for (i = 0; i < r->o.nr_inputs; i++) {
+		ret = load_flavour(r, r->o.inputs[i]);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
 
 static void free_report(struct report *r)
 {
-	unsigned int i, idx;
+	unsigned int i;
 
-	if (r->fl)
-		for (i = 0; i < r->o.nr_tsv; i++)
-			for (idx = 0; idx < MATRIX_NR_CELLS; idx++)
-				free(r->fl[i].cells[idx].reason);
+	for (i = 0; i < r->nr_fl; i++)
+		matrix_json_free(&r->fl[i]);
 	free(r->fl);
+	free(r->not_run);
 	free(r->learned);
-	free(r->o.meta);
-	free(r->o.not_run);
+	json_decref(r->run);
 }
 
 int cmd_report(int argc, char **argv)
 {
 	struct report r;
-	unsigned int i, mismatches = 0;
+	unsigned int i, failed = 0;
 	int ret;
 
 	memset(&r, 0, sizeof(r));
 	ret = parse_report_opts(argc, argv, &r.o);
-	if (ret) {
-		free_report(&r);
-		return ret < 0 ? GUPCTL_EXIT_OK : ret;
-	}
-	r.fl = calloc(r.o.nr_tsv, sizeof(*r.fl));
-	if (!r.fl) {
-		fprintf(stderr, "gupctl report: out of memory (ENOMEM)\n");
-		ret = GUPCTL_EXIT_USAGE;
-		goto out;
-	}
-	for (i = 0; i < r.o.nr_tsv && !ret; i++)
-		ret = matrix_read_tsv(r.o.tsv[i], &r.fl[i], "report");
-	ret = ret ?: check_flavours(&r);
-	ret = ret ?: read_learned(&r);
-	ret = ret ?: write_file("md", r.o.md, write_md, &r);
-	ret = ret ?: write_file("svg", r.o.svg, write_svg, &r);
+	if (ret)
+		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
+	if (r.o.c.out)
+		return matrix_collect(&r.o.c);
+
+	ret = load_inputs(&r) ?:
+	      read_learned(&r) ?:
+	      write_file("md", r.o.md, write_md, &r) ?:
+	      write_file("svg", r.o.svg, write_svg, &r);
 	if (ret)
 		goto out;
 
-	for (i = 0; i < r.o.nr_tsv; i++) {
-		mismatches += r.fl[i].nr_mismatch;
-		printf("%s: %u cells, %u run, %u not applicable, %u mismatch%s\n",
-		       r.fl[i].name, r.fl[i].nr_present, r.fl[i].nr_run,
-		       r.fl[i].nr_not_applicable, r.fl[i].nr_mismatch,
-		       r.fl[i].nr_mismatch == 1 ? "" : "es");
+	for (i = 0; i < r.nr_fl; i++) {
+		const struct mflavour *fl = &r.fl[i];
+
+		failed += matrix_flavour_failed(fl);
+		printf("%s: %u cells, %u run, %u not applicable, ", fl->name,
+		       fl->nr_present, fl->nr_run, fl->nr_not_applicable);
+		printf("%u mismatch%s, %u kernel report%s\n", fl->nr_mismatch,
+		       fl->nr_mismatch == 1 ? "" : "es", fl->nr_reports,
+		       fl->nr_reports == 1 ? "" : "s");
 	}
-	for (i = 0; i < r.o.nr_not_run; i++)
-		printf("%s: not run\n", r.o.not_run[i]);
+	for (i = 0; i < r.nr_not_run; i++)
+		printf("%s: not run: %s\n", r.not_run[i].name,
+		       r.not_run[i].why ?: "no reason recorded");
 	printf("wrote %s and %s\n", r.o.md, r.o.svg);
-	ret = mismatches ? GUPCTL_EXIT_REFUSED : GUPCTL_EXIT_OK;
+	ret = failed || r.nr_not_run ? GUPCTL_EXIT_REFUSED : GUPCTL_EXIT_OK;
 out:
 	free_report(&r);
 	return ret;

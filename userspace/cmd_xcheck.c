@@ -3,71 +3,85 @@
  * gupctl xcheck: cross-check the matrix with the kernel's own gup_test
  * (tools/testing/selftests/vm/gup_test, CONFIG_GUP_TEST) for the cells its
  * options can express, against the policy's expectation and, given the
- * matrix TSV, against what our driver measured for the same cell.
+ * matrix's JSON, against what our driver measured for the same cell.  The
+ * guide: docs/gupctl.md, "gupctl xcheck".
  *
  * gup_test maps 1 MiB (2 MiB for hugetlb) and pins it a page per call; a
  * refused pin shows as "truncated (size: 0)", not as an ioctl error.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "gupctl.h"
-#include "matrix_tsv.h"
+#include "matrix_json.h"
+#include "options.h"
 
 #define XCHECK_FILE_SIZE	(1 << 20)
 #define XCHECK_MAX_ARGS		16
 
 struct xcheck {
+	const char *policy_name;
 	policy_fn policy;
 	const char *gup_test;		/* path of the gup_test binary */
-	const char *tsv;		/* our matrix's TSV, or NULL */
-	struct rflavour *matrix;	/* that TSV, read once */
-	const char *dirs[BACKING_COUNT];/* file for file backings */
-	unsigned long foll_longterm;	/* FOLL_LONGTERM of the running kernel */
+	const char *matrix_path;	/* our matrix's JSON, or NULL */
+	struct mflavour *matrix;	/* that JSON, read once */
+	const char *json_path;		/* --json, or NULL */
+	FILE *json;
+	json_t *cells;			/* what --json gets */
+	const char *dir[3];		/* ext4, tmpfs, ramfs directories */
+	const char *file[BACKING_COUNT];/* file for file backings */
+	unsigned int foll_longterm;	/* FOLL_LONGTERM of the running kernel */
+	bool marks;			/* markers reach /dev/kmsg */
 	int n, failed;
 };
 
+static const char * const xcheck_usage[] = {
+	"gupctl xcheck --policy POLICY --gup-test PATH [OPTIONS]",
+	NULL
+};
+
+/* The one table: parse into @x, or (@help) print the help. */
+static int xcheck_gopt(struct xcheck *x, int argc, char **argv, int *argi,
+		       FILE *help)
+{
+	char policy_help[128];
+	const struct gopt opts[] = {
+		GOPT_STRING(0, "policy", &x->policy_name, "POLICY", policy_help),
+		GOPT_STRING(0, "gup-test", &x->gup_test, "PATH",
+			    "gup_test built from the running kernel's tree (required)"),
+		GOPT_STRING(0, "matrix", &x->matrix_path, "FILE",
+			    "this boot's gupctl matrix --json: compare with our driver"),
+		GOPT_STRING(0, "json", &x->json_path, "FILE",
+			    "write the cross-check as JSON"),
+		GOPT_UINT(0, "foll-longterm", &x->foll_longterm, "HEX",
+			  "FOLL_LONGTERM of the running kernel, for gup_test -F (0x10000)"),
+		GOPT_STRING(0, "ext4-dir", &x->dir[0], "DIR", MATRIX_EXT4_HELP),
+		GOPT_STRING(0, "tmpfs-dir", &x->dir[1], "DIR", MATRIX_TMPFS_HELP),
+		GOPT_STRING(0, "ramfs-dir", &x->dir[2], "DIR", MATRIX_RAMFS_HELP),
+		GOPT_END()
+	};
+
+	snprintf(policy_help, sizeof(policy_help),
+		 "expected outcomes from this policy: %s (required)",
+		 policy_names());
+	if (help) {
+		gopt_usage(help, "xcheck", opts, xcheck_usage);
+		return 0;
+	}
+	return gopt_parse("xcheck", argc, argv, opts, xcheck_usage, argi);
+}
+
 void cmd_xcheck_help(FILE *f)
 {
-	fprintf(f,
-"usage: gupctl xcheck --policy POLICY --gup-test PATH [--tsv FILE]\n"
-"                     [--foll-longterm HEX] [--ext4-dir DIR]\n"
-"                     [--tmpfs-dir DIR] [--ramfs-dir DIR]\n"
-"\n"
-"Run the kernel's own gup_test for every matrix cell its options can\n"
-"express (-b/-L/-a/-U/-u, -w/-W, -S, -f FILE, -H, -z) and print TAP: each\n"
-"cell's gup_test outcome against POLICY's expectation and, with --tsv,\n"
-"against our driver's measured outcome in that matrix TSV.\n"
-"\n"
-"Options:\n"
-"  --policy POLICY      expectation functions: %s\n"
-"  --gup-test PATH      gup_test built from the running kernel's tree\n"
-"  --tsv FILE           the matrix TSV of this boot (gupctl matrix --tsv)\n"
-"  --foll-longterm HEX  FOLL_LONGTERM of the running kernel, passed with\n"
-"                       gup_test -F for pin_user_pages_fast (default 0x10000,\n"
-"                       include/linux/mm.h in 6.1)\n"
-"  --ext4-dir DIR       ext4 directory (default /mnt/ext4)\n"
-"  --tmpfs-dir DIR      tmpfs directory (default /tmp)\n"
-"  --ramfs-dir DIR      ramfs directory (default /mnt/ramfs)\n"
-"  -h, --help           this help\n"
-"\n"
-"Not expressible, so not run: FOLL_LONGTERM with get methods, read-faulted\n"
-"pages (gup_test writes each page or lets GUP fault it), PROT_READ\n"
-"mappings (gup_test maps PROT_READ|PROT_WRITE), -z with fast methods\n"
-"(FOLL_TOUCH: 6.1's GUP-fast WARNs and returns -EINVAL), read pins of\n"
-"untouched anonymous memory (the zero page is not pinned in 6.1.192 and\n"
-"gup_test WARNs \"is NOT dma-pinned\").  shmem is /dev/zero\n"
-"MAP_SHARED and hugetlb is MAP_HUGETLB|MAP_ANONYMOUS (private), not memfds:\n"
-"the same VMA kinds for the policies.\n"
-"\n"
-"Exit status: 0 all agree, 1 a disagreement or a gup_test failure,\n"
-"2 usage error.\n", policy_names());
+	struct xcheck x;
+
+	xcheck_gopt(&x, 0, NULL, NULL, f);
 }
 
 /* gup_test's command option for a method and our flags. */
@@ -146,7 +160,7 @@ static int run_gup_test(const struct xcheck *x, const struct cell *c,
 	argv[argc++] = gup_test_cmd(c->method, c->flags);
 	if (c->method == GUP_PIN_METHOD_PIN_FAST &&
 	    (c->flags & GUP_PIN_FLAG_LONGTERM)) {
-		snprintf(fflags, sizeof(fflags), "%#lx", x->foll_longterm);
+		snprintf(fflags, sizeof(fflags), "%#x", x->foll_longterm);
 		argv[argc++] = "-F";
 		argv[argc++] = fflags;
 	}
@@ -160,9 +174,9 @@ static int run_gup_test(const struct xcheck *x, const struct cell *c,
 	if (c->backing != BACKING_ANON && c->backing != BACKING_HUGETLB &&
 	    c->backing != BACKING_EXT4_PRIVATE)
 		argv[argc++] = "-S";
-	if (x->dirs[c->backing]) {
+	if (x->file[c->backing]) {
 		argv[argc++] = "-f";
-		argv[argc++] = x->dirs[c->backing];
+		argv[argc++] = x->file[c->backing];
 	}
 	argv[argc] = NULL;
 
@@ -200,15 +214,15 @@ static int run_gup_test(const struct xcheck *x, const struct cell *c,
 	return 0;
 }
 
-/* Our driver's measured outcome for @c in the matrix TSV, or NULL. */
-static const char *driver_outcome(const struct xcheck *x, const struct cell *c)
+/* Our driver's measured outcome for cell @idx in the matrix JSON, or NULL. */
+static const char *driver_outcome(const struct xcheck *x, unsigned int idx)
 {
-	const struct rcell *rc;
+	const struct mcell *mc;
 
 	if (!x->matrix)
 		return NULL;
-	rc = &x->matrix->cells[matrix_index(c)];
-	return rc->present ? matrix_outcome_name(rc->measured) : NULL;
+	mc = &x->matrix->cells[idx];
+	return mc->present ? matrix_outcome_name(mc->measured) : NULL;
 }
 
 static const char *expected_outcome(const struct expectation *e)
@@ -216,140 +230,208 @@ static const char *expected_outcome(const struct expectation *e)
 	return e->outcome == OUTCOME_PINNED ? "pinned" : "refused";
 }
 
-static void check_cell(struct xcheck *x, const struct cell *c)
+/* The cell's marker on the console; the first failure turns them off. */
+static void mark(struct xcheck *x, int idx)
 {
-	struct expectation e = x->policy(c);
+	int ret;
+
+	if (!x->marks)
+		return;
+	ret = matrix_mark("xcheck", idx);
+	if (ret) {
+		printf("# kernel markers off: /dev/kmsg: %s (%s)\n",
+		       errno_name(ret), strerror(-ret));
+		x->marks = false;
+	}
+}
+
+/* One entry of --json's "cells". */
+static void record(struct xcheck *x, unsigned int idx, const char *got,
+		   const char *err, const struct expectation *e,
+		   const char *ours, bool ok)
+{
+	json_t *j;
+
+	if (!x->cells)
+		return;
+	j = matrix_json_cell_id(idx);
+	json_object_set_new(j, "gup_test", got ? json_string(got) : json_null());
+	json_object_set_new(j, "error", err ? json_string(err) : json_null());
+	json_object_set_new(j, "expected", json_string(expected_outcome(e)));
+	json_object_set_new(j, "matrix", ours ? json_string(ours) : json_null());
+	json_object_set_new(j, "agree", json_boolean(ok));
+	json_array_append_new(x->cells, j);
+}
+
+static void check_cell(struct xcheck *x, unsigned int idx)
+{
 	const char *got = "error", *ours;
-	char flags[64];
+	struct expectation e;
+	char desc[160];
+	struct cell c;
 	bool ok;
 	int ret;
 
+	matrix_cell(idx, &c);
+	e = x->policy(&c);
 	if (e.outcome == OUTCOME_NOT_APPLICABLE)
 		return;
-	if (c->backing != BACKING_ANON && c->backing != BACKING_SHMEM &&
-	    c->backing != BACKING_HUGETLB) {
-		ret = make_file(x->dirs[c->backing]);
+	mark(x, idx);
+	if (x->file[c.backing]) {
+		ret = make_file(x->file[c.backing]);
 		if (ret) {
 			printf("not ok %d - %s: cannot create: %s\n", ++x->n,
-			       x->dirs[c->backing], errno_name(ret));
+			       x->file[c.backing], errno_name(ret));
+			record(x, idx, NULL, errno_name(ret), &e,
+			       driver_outcome(x, idx), false);
 			x->failed++;
 			return;
 		}
 	}
-	ret = run_gup_test(x, c, &got);
-	ours = driver_outcome(x, c);
+	ret = run_gup_test(x, &c, &got);
+	ours = driver_outcome(x, idx);
 	ok = !ret && !strcmp(got, expected_outcome(&e)) &&
 	     (!ours || !strcmp(ours, got));
-	printf("%s %d - gup_test %s %s %s %s: %s, expected %s, our driver %s\n",
-	       ok ? "ok" : "not ok", ++x->n, gup_method_name(c->method),
-	       gup_flags_str(c->flags, flags, sizeof(flags)),
-	       backing_name(c->backing), state_name(c->state),
+	printf("%s %d - gup_test %s: %s, expected %s, our driver %s\n",
+	       ok ? "ok" : "not ok", ++x->n,
+	       matrix_cell_str(idx, desc, sizeof(desc)),
 	       ret ? errno_name(ret) : got, expected_outcome(&e),
 	       ours ? ours : "(no matrix row)");
+	record(x, idx, ret ? NULL : got, ret ? errno_name(ret) : NULL, &e,
+	       ours, ok);
 	if (!ok) {
 		printf("# reason for the expectation: %s\n", e.reason);
 		x->failed++;
 	}
 }
 
+/* 0: options valid; GOPT_HELP: help printed; otherwise an exit code. */
 static int parse_args(struct xcheck *x, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "policy", required_argument, NULL, 'p' },
-		{ "gup-test", required_argument, NULL, 'g' },
-		{ "tsv", required_argument, NULL, 't' },
-		{ "foll-longterm", required_argument, NULL, 'l' },
-		{ "ext4-dir", required_argument, NULL, 'e' },
-		{ "tmpfs-dir", required_argument, NULL, 'm' },
-		{ "ramfs-dir", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *ext4 = "/mnt/ext4", *tmpfs = "/tmp", *ramfs = "/mnt/ramfs";
+	static const char * const fs[] = { "ext4", "tmpfs", "ramfs" };
 	static char paths[3][4096];
-	char *end;
-	int opt;
+	unsigned int i;
+	int ret, argi;
 
 	x->foll_longterm = 0x10000;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'p':
-			x->policy = policy_lookup(optarg);
-			if (!x->policy)
-				return usage_error("xcheck", "unknown policy '%s' (known: %s)",
-						   optarg, policy_names());
-			break;
-		case 'g':
-			x->gup_test = optarg;
-			break;
-		case 't':
-			x->tsv = optarg;
-			break;
-		case 'l':
-			x->foll_longterm = strtoul(optarg, &end, 0);
-			if (*end || !x->foll_longterm)
-				return usage_error("xcheck", "bad --foll-longterm '%s'", optarg);
-			break;
-		case 'e':
-			ext4 = optarg;
-			break;
-		case 'm':
-			tmpfs = optarg;
-			break;
-		case 'r':
-			ramfs = optarg;
-			break;
-		case 'h':
-			cmd_xcheck_help(stdout);
-			return -1;
-		default:
-			return usage_error("xcheck", "unknown option");
-		}
-	}
-	if (optind < argc)
-		return usage_error("xcheck", "unexpected argument '%s'", argv[optind]);
-	if (!x->policy || !x->gup_test)
+	x->dir[0] = MATRIX_EXT4_DIR;
+	x->dir[1] = MATRIX_TMPFS_DIR;
+	x->dir[2] = MATRIX_RAMFS_DIR;
+	ret = xcheck_gopt(x, argc, argv, &argi, NULL);
+	if (ret)
+		return ret;
+	if (argi < argc)
+		return usage_error("xcheck", "unexpected argument '%s'", argv[argi]);
+	if (!x->policy_name || !x->gup_test)
 		return usage_error("xcheck", "--policy and --gup-test are required");
-	snprintf(paths[0], sizeof(paths[0]), "%s/gup-xcheck.dat", ext4);
-	snprintf(paths[1], sizeof(paths[1]), "%s/gup-xcheck.dat", tmpfs);
-	snprintf(paths[2], sizeof(paths[2]), "%s/gup-xcheck.dat", ramfs);
-	x->dirs[BACKING_EXT4_SHARED] = paths[0];
-	x->dirs[BACKING_EXT4_PRIVATE] = paths[0];
-	x->dirs[BACKING_TMPFS] = paths[1];
-	x->dirs[BACKING_RAMFS] = paths[2];
+	x->policy = policy_lookup(x->policy_name);
+	if (!x->policy)
+		return usage_error("xcheck", "unknown --policy '%s': give one of: %s",
+				   x->policy_name, policy_names());
+	if (!x->foll_longterm)
+		return usage_error("xcheck",
+				   "bad --foll-longterm 0: give the kernel's FOLL_LONGTERM");
+	for (i = 0; i < 3; i++) {
+		if (!x->dir[i][0])
+			return usage_error("xcheck", "empty --%s-dir", fs[i]);
+		if ((size_t)snprintf(paths[i], sizeof(paths[i]), "%s/gup-xcheck.dat",
+				     x->dir[i]) >= sizeof(paths[i]))
+			return usage_error("xcheck", "--%s-dir too long", fs[i]);
+	}
+	x->file[BACKING_EXT4_SHARED] = paths[0];
+	x->file[BACKING_EXT4_PRIVATE] = paths[0];
+	x->file[BACKING_TMPFS] = paths[1];
+	x->file[BACKING_RAMFS] = paths[2];
 	return 0;
+}
+
+/* 0, or an exit code: the --matrix document, of this policy. */
+static int read_matrix(struct xcheck *x)
+{
+	int ret;
+
+	x->matrix = calloc(1, sizeof(*x->matrix));
+	if (!x->matrix)
+		return usage_error("xcheck", "out of memory (ENOMEM)");
+	ret = matrix_json_load(x->matrix_path, x->matrix, "xcheck");
+	if (!ret && strcmp(x->matrix->policy, x->policy_name))
+		ret = usage_error("xcheck", "--matrix %s is of policy %s, not --policy %s",
+				  x->matrix_path, x->matrix->policy, x->policy_name);
+	return ret;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int write_json(struct xcheck *x, double wall)
+{
+	char fl[32];
+	json_t *doc;
+
+	snprintf(fl, sizeof(fl), "%#x", x->foll_longterm);
+	doc = json_pack("{s:s, s:s, s:s, s:{s:f}, s:i, s:i, s:O}",
+			"policy", x->policy_name, "gup_test", x->gup_test,
+			"foll_longterm", fl, "wall_seconds", "xcheck", wall,
+			"checked", x->n, "disagree", x->failed,
+			"cells", x->cells);
+	return matrix_json_dump(doc, x->json, x->json_path, "xcheck");
 }
 
 int cmd_xcheck(int argc, char **argv)
 {
-	struct xcheck x = { 0 };
-	struct cell c;
+	struct xcheck x = { .marks = true };
 	unsigned int i;
-	int ret = parse_args(&x, argc, argv);
+	double start;
+	int status, ret = parse_args(&x, argc, argv);
 
 	if (ret)
-		return ret < 0 ? GUPCTL_EXIT_OK : ret;
+		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
 	if (access(x.gup_test, X_OK))
 		return usage_error("xcheck", "%s: %s: build it from the kernel tree",
 				   x.gup_test, errno_name(-errno));
-	if (x.tsv) {
-		x.matrix = calloc(1, sizeof(*x.matrix));
-		if (!x.matrix)
-			return usage_error("xcheck", "out of memory (ENOMEM)");
-		ret = matrix_read_tsv(x.tsv, x.matrix, "xcheck");
+	if (x.matrix_path) {
+		ret = read_matrix(&x);
 		if (ret)
-			return ret;
+			goto out;
+	}
+	if (x.json_path) {
+		ret = GUPCTL_EXIT_USAGE;
+		x.cells = json_array();
+		x.json = matrix_json_open(x.json_path, "xcheck");
+		if (!x.cells || !x.json)
+			goto out;
 	}
 	printf("TAP version 13\n# gup_test cross-check\n");
+	start = now();
 	for (i = 0; i < MATRIX_NR_CELLS; i++) {
+		struct cell c;
+
 		matrix_cell(i, &c);
 		if (expressible(&c))
-			check_cell(&x, &c);
+			check_cell(&x, i);
 	}
+	mark(&x, MATRIX_MARK_NONE);
 	for (i = 0; i < BACKING_COUNT; i++)
-		if (x.dirs[i])
-			unlink(x.dirs[i]);
+		if (x.file[i])
+			unlink(x.file[i]);
 	printf("1..%d\n# %d cells cross-checked, %d disagree\n", x.n, x.n, x.failed);
-	return x.failed ? GUPCTL_EXIT_REFUSED : GUPCTL_EXIT_OK;
+	ret = x.failed ? GUPCTL_EXIT_REFUSED : GUPCTL_EXIT_OK;
+	if (x.json) {
+		status = write_json(&x, now() - start);
+		x.json = NULL;		/* closed */
+		ret = status ?: ret;
+	}
+out:
+	if (x.json)
+		fclose(x.json);
+	json_decref(x.cells);
+	if (x.matrix)
+		matrix_json_free(x.matrix);
+	free(x.matrix);
+	return ret;
 }

@@ -40,17 +40,18 @@ int cmd_xcheck(int argc, char **argv);
 void cmd_xcheck_help(FILE *f);
 
 /*
- * The GUP matrix, shared by matrix (which runs it and writes the TSV) and
- * report (which reads the TSV).  Cells are numbered 0..MATRIX_NR_CELLS-1 in
- * run order: backing, then state, then method, then flags, the last varying
- * fastest; flags take the MATRIX_NR_FLAGS sets none, WRITE, LONGTERM,
+ * The GUP matrix, shared by matrix (which runs it), xcheck and report
+ * (which read its JSON, matrix_json.h).  Cells are numbered
+ * 0..MATRIX_NR_CELLS-1 in run order (1.. in KTAP, markers and documents):
+ * backing, then state, then method, then flags, the last varying fastest;
+ * flags take the MATRIX_NR_FLAGS sets none, WRITE, LONGTERM,
  * WRITE|LONGTERM in that order.
  */
 #define MATRIX_NR_FLAGS		4
 #define MATRIX_NR_CELLS		(BACKING_COUNT * STATE_COUNT * \
 				 GUP_PIN_METHOD_COUNT * MATRIX_NR_FLAGS)
 
-/* Outcome columns of the TSV (expected and measured). */
+/* Outcomes (expected and measured). */
 enum matrix_outcome {
 	MATRIX_PINNED,		/* "pinned": the page was taken */
 	MATRIX_REFUSED,		/* "refused": an errno */
@@ -59,24 +60,36 @@ enum matrix_outcome {
 	MATRIX_OUTCOME_COUNT
 };
 
-/* TSV columns, in file order; the header line holds their names. */
-enum matrix_column {
-	MCOL_FLAVOUR, MCOL_POLICY, MCOL_METHOD, MCOL_FLAGS, MCOL_BACKING,
-	MCOL_STATE, MCOL_EXPECTED, MCOL_EXPECTED_ERRNO, MCOL_MEASURED,
-	MCOL_MEASURED_ERRNO, MCOL_NR_PINNED, MCOL_PAGE_KIND, MCOL_PAGE_FS,
-	MCOL_PAGE_STATE, MCOL_REASON,
-	MCOL_COUNT
-};
-
 void matrix_cell(unsigned int index, struct cell *c);
 /* The index of @c, or -1 if its flags are not one of the matrix's sets. */
 int matrix_index(const struct cell *c);
-unsigned int matrix_flags(unsigned int i);		/* i < MATRIX_NR_FLAGS */
+/* "pin_user_pages_fast WRITE|LONGTERM ext4-shared write-faulted" */
+char *matrix_cell_str(unsigned int index, char *buf, size_t size);
 const char *matrix_outcome_name(enum matrix_outcome o);
 /* Name -> outcome: 0, or -EINVAL. */
 int matrix_parse_outcome(const char *s, enum matrix_outcome *o);
-const char *matrix_column_name(enum matrix_column col);
 /* A flavour name is 1-63 of [A-Za-z0-9._-] (it ends up in ids and files). */
 bool matrix_valid_flavour(const char *s);
+
+/* Where file-backed cells create their files (matrix, xcheck). */
+#define MATRIX_EXT4_DIR		"/mnt/ext4"
+#define MATRIX_TMPFS_DIR	"/tmp"
+#define MATRIX_RAMFS_DIR	"/mnt/ramfs"
+/* Their options' help, in both commands' tables. */
+#define MATRIX_EXT4_HELP	"a directory on ext4 (" MATRIX_EXT4_DIR ")"
+#define MATRIX_TMPFS_HELP	"a directory on tmpfs (" MATRIX_TMPFS_DIR ")"
+#define MATRIX_RAMFS_HELP	"a directory on ramfs (" MATRIX_RAMFS_DIR ")"
+
+/*
+ * Markers: before each cell a step (matrix, xcheck) writes
+ * "gup-lab: STEP cell N" (N = index + 1) to /dev/kmsg, and "gup-lab: STEP
+ * end" after the last, so that the console shows which cell was running
+ * when the kernel reported something (gupctl report --collect).
+ */
+#define MATRIX_MARK_PREFIX	"gup-lab: "
+#define MATRIX_MARK_NONE	(-1)	/* the cell of an "end" marker */
+#define MATRIX_STEP_LEN		16
+/* Write a marker for cell @index, or an end marker (MATRIX_MARK_NONE). */
+int matrix_mark(const char *step, int index);
 
 #endif /* GUPCTL_H */

@@ -1,0 +1,66 @@
+#!/bin/bash
+# `make docs`: regenerate the generated pages of docs/ from results
+# directories (docs/results.md), one step per page.  Hand-written pages
+# (docs/matrix-learned.md, ...) are read, never written.  Each page says
+# which results directory and commit it came from.
+#
+#   jobs/docs.sh [DIR...]
+# DIR...  results directories; each regenerates its job's page (the job is
+#         run.json's "job").  Default: results/JOB/latest of every job
+#         with a page.
+#
+# A page per job: add a page_JOB function and JOB to pages.
+set -euo pipefail
+# shellcheck source=../qemu/lib.sh
+. "$(dirname "$0")/../qemu/lib.sh"
+# shellcheck source=lib.sh
+. "$LAB_ROOT/jobs/lib.sh"
+
+pages=(matrix)
+
+# page_matrix DIR: docs/matrix.md and docs/matrix.svg.
+# shellcheck disable=SC2317 # called as page_$job
+page_matrix() {
+	"$gupctl" report --md docs/matrix.md --svg docs/matrix.svg \
+		--learned docs/matrix-learned.md "$1" || [ $? -eq 1 ] ||
+		die "gupctl report failed on $1"
+}
+
+case ${1:-} in
+-h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-*) echo "jobs/docs.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+esac
+dirs=("$@")
+if [ ${#dirs[@]} -eq 0 ]; then
+	for job in "${pages[@]}"; do
+		dirs+=("$LAB_RESULTS/$job/latest")
+	done
+fi
+
+make -s -C "$LAB_ROOT/userspace" >&2
+gupctl=$LAB_ROOT/userspace/gupctl
+root=$(cd "$LAB_ROOT" && pwd -P)
+cd "$root"
+status=0
+for dir in "${dirs[@]}"; do
+	if [ ! -f "$dir/run.json" ]; then
+		echo "jobs/docs.sh: $dir: no run.json: not a results directory (make matrix writes one)" >&2
+		status=1
+		continue
+	fi
+	job=$(jq -r '.job // empty' "$dir/run.json")
+	if ! declare -F "page_$job" >/dev/null; then
+		echo "jobs/docs.sh: $dir: no page for job '$job'" >&2
+		status=1
+		continue
+	fi
+	# The page names the run's own directory (not "latest"), relative
+	# to the clone when it is inside.
+	real=$(cd "$dir" && pwd -P)
+	case $real in
+	"$root"/*) real=${real#"$root"/} ;;
+	esac
+	echo "# $job: $real"
+	"page_$job" "$real"
+done
+exit "$status"

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * matrix_json: the matrix's JSON documents (docs/results.md), written and
+ * read with jansson.  gupctl matrix writes a cell with matrix_json_cell();
+ * xcheck and report read a document back with matrix_json_load(): the
+ * guest's matrix document (gupctl matrix --json) or a flavour's results
+ * document (FLAVOUR.json, gupctl report --collect).
+ */
+#ifndef MATRIX_JSON_H
+#define MATRIX_JSON_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "gupctl.h"
+
+#define MATRIX_ERRNO_LEN	24
+
+/* One cell of a document. */
+struct mcell {
+	bool present;			/* read back: the document has it */
+	struct cell cell;
+	enum matrix_outcome expected;
+	char exp_err[MATRIX_ERRNO_LEN];	/* errno name if refused, "" if not */
+	const char *reason;		/* why the policy expects it */
+	enum matrix_outcome measured;
+	char meas_err[MATRIX_ERRNO_LEN];	/* refusal or failed setup, "" */
+	char unpin_err[MATRIX_ERRNO_LEN];	/* a failed unpin, "" */
+	bool match;			/* as expected, set by gupctl matrix */
+	/* Written, not read back: */
+	int nr_pinned;			/* -1: no pin attempted */
+	bool have_page;
+	struct gup_page_state page;
+};
+
+/* A kernel report on the console, attributed to a marker (gupctl.h). */
+struct mreport {
+	const char *kind, *title;
+	const char *step;		/* NULL: before the first marker */
+	int cell;			/* MATRIX_MARK_NONE: none */
+	bool expected;
+};
+
+/* One document as read back; the strings point into @doc. */
+struct mflavour {
+	json_t *doc;
+	const char *path;
+	const char *name, *policy, *kernel, *verdict;	/* verdict: NULL */
+	double wall_matrix, wall_boot;	/* seconds, < 0: not known */
+	unsigned int nr_present, nr_run, nr_not_applicable, nr_mismatch;
+	struct mcell cells[MATRIX_NR_CELLS];
+	/* FLAVOUR.json only (absent: xcheck_nr < 0, no reports) */
+	int xcheck_nr, xcheck_disagree;
+	struct mreport *reports;
+	unsigned int nr_reports, nr_unexpected;
+};
+
+/* The JSON of cell @idx (0-based; the document's "index" is idx + 1). */
+json_t *matrix_json_cell(unsigned int idx, const struct mcell *c);
+/* The identity fields of a cell, for other documents that name one. */
+json_t *matrix_json_cell_id(unsigned int idx);
+
+/*
+ * Read a document into @fl (zeroed by the caller; free with
+ * matrix_json_free()), checking every field.  0, or an exit code after a
+ * message "gupctl CMD: PATH: WHERE: ..." on stderr.
+ */
+int matrix_json_load(const char *path, struct mflavour *fl, const char *cmd);
+/* The same for a document in memory; @fl takes a reference on @doc. */
+int matrix_json_parse(json_t *doc, const char *path, struct mflavour *fl,
+		      const char *cmd);
+void matrix_json_free(struct mflavour *fl);
+/* Did the flavour fail: a mismatch, a disagreement, a kernel report? */
+bool matrix_flavour_failed(const struct mflavour *fl);
+/* The counts, for the document's "summary". */
+json_t *matrix_json_summary(const struct mflavour *fl);
+
+/* Open @path for matrix_json_dump(); NULL after a message on stderr. */
+FILE *matrix_json_open(const char *path, const char *cmd);
+/*
+ * Write @doc (NULL: a failed json_pack(), ENOMEM) indented to @f, sync and
+ * close it: 0, or GUPCTL_EXIT_USAGE after a message naming @path.
+ */
+int matrix_json_dump(json_t *doc, FILE *f, const char *path, const char *cmd);
+/* Read a JSON file; NULL after a message on stderr. */
+json_t *matrix_json_read_file(const char *path, const char *cmd);
+
+/* gupctl report --collect (matrix_collect.c, host only). */
+struct collect_opts {
+	const char *out;		/* FLAVOUR.json */
+	const char *flavour, *policy, *ext4, *input_hash, *verdict;
+	double boot_seconds;
+	const char *matrix, *xcheck;	/* NULL: the guest wrote none */
+	const char *console, *reports;
+};
+
+/* Write o->out; 0 the flavour passed, 1 it failed, or an exit code. */
+int matrix_collect(const struct collect_opts *o);
+
+#endif /* MATRIX_JSON_H */
