@@ -25,13 +25,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <jansson.h>
 #include <linux/magic.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -39,9 +39,9 @@
 #include <sys/vfs.h>
 
 #include "gupctl.h"
+#include "options.h"
+#include "repro.h"
 #include "target.h"
-
-#define REPRO_LINE	64		/* bytes per pattern line */
 
 /* fs/ext4/ext4.h (not uapi in 6.1): EXT4_IOC_MOVE_EXT's argument */
 struct repro_move_extent {
@@ -52,188 +52,49 @@ struct repro_move_extent {
 	__u64 len;			/* in blocks */
 	__u64 moved_len;		/* out */
 };
+
 #define REPRO_EXT4_IOC_MOVE_EXT	_IOWR('f', 15, struct repro_move_extent)
 
-enum repro_route {
-	ROUTE_READ,			/* readpages page, no FOLL_WRITE needed */
-	ROUTE_MOVE_EXT,			/* buffers released by EXT4_IOC_MOVE_EXT */
-};
-
 struct repro_opts {
-	unsigned int method;		/* enum gup_pin_method */
-	unsigned int flags;		/* GUP_PIN_FLAG_WRITE / _LONGTERM */
-	enum repro_route route;
+	struct repro_cell cell;
+	struct repro_flavour fl;
 	const char *dir;
-	const char *classify;		/* --classify FILE, or NULL */
+	const char *json;		/* --json FILE, or NULL */
+	bool expect_only;		/* --expect */
 };
 
-static const struct {
-	const char *opt;		/* --method value, file name part */
-	unsigned int method;
-} repro_methods[] = {
-	{ "pin",	GUP_PIN_METHOD_PIN },
-	{ "pin-fast",	GUP_PIN_METHOD_PIN_FAST },
-	{ "get",	GUP_PIN_METHOD_GET },
-	{ "get-fast",	GUP_PIN_METHOD_GET_FAST },
+static struct repro_opts repro_o;
+
+static const char * const repro_usage[] = {
+	"gupctl repro ext4-2018 [--route R] [--method M] [--longterm] [--write] [--policy P ...]",
+	"gupctl repro cells [--quick]",
+	"gupctl repro judge|collect|report [OPTIONS]    (host only; see their --help)",
+	NULL
 };
 
-#define NR_REPRO_METHODS	(sizeof(repro_methods) / sizeof(repro_methods[0]))
-
-enum { OPT_METHOD = 256, OPT_LONGTERM, OPT_WRITE, OPT_DIR, OPT_ROUTE, OPT_CLASSIFY };
-
-static const struct option repro_options[] = {
-	{ "method",	required_argument,	NULL, OPT_METHOD },
-	{ "longterm",	no_argument,		NULL, OPT_LONGTERM },
-	{ "write",	no_argument,		NULL, OPT_WRITE },
-	{ "dir",	required_argument,	NULL, OPT_DIR },
-	{ "route",	required_argument,	NULL, OPT_ROUTE },
-	{ "classify",	required_argument,	NULL, OPT_CLASSIFY },
-	{ "help",	no_argument,		NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
+static const struct gopt repro_table[] = {
+	GOPT_GROUP("The cell"),
+	REPRO_GOPT_ROUTE(&repro_o.cell),
+	REPRO_GOPT_METHOD(&repro_o.cell),
+	REPRO_GOPT_LONGTERM(&repro_o.cell),
+	REPRO_GOPT_WRITE(&repro_o.cell),
+	GOPT_GROUP("The expectation, printed before the run (repro-expect:)"),
+	REPRO_GOPT_POLICY(&repro_o.fl),
+	REPRO_GOPT_EXT4(&repro_o.fl),
+	REPRO_GOPT_SITE(&repro_o.fl),
+	GOPT_BOOL(0, "expect", &repro_o.expect_only,
+		  "print the expectation and exit (no device needed)"),
+	GOPT_GROUP("Where"),
+	GOPT_STRING(0, "dir", &repro_o.dir, "DIR",
+		    "an ext4 directory for the files (default /mnt/ext4)"),
+	GOPT_STRING(0, "json", &repro_o.json, "FILE",
+		    "keep the guest-side facts in FILE as JSON, synced after each step"),
+	GOPT_END()
 };
 
 void cmd_repro_help(FILE *f)
 {
-	fprintf(f,
-"usage: gupctl repro ext4-2018 [--method M] [--longterm] [--write]\n"
-"                              [--route read|move-ext] [--dir DIR]\n"
-"\n"
-"Reproduce the 2018 ext4 crash (Jan Kara) and its 6.1 successor, silent\n"
-"data loss, step by step, printing the page state after each step:\n"
-"\n"
-"   1. write DIR/repro-M-FLAGS.dat: one page of the OLD pattern, fsync\n"
-"   2. sync, drop caches (the page leaves the page cache)\n"
-"   3. open, mmap MAP_SHARED read/write, nothing touched\n"
-"   4. take the page with M and the flags (GUP faults it in; a read fault\n"
-"      goes through ext4_mpage_readpages: no buffer heads); a refusal\n"
-"      ends the run: the policy blocks this route\n"
-"   5. take an observer reference (get_user_pages_fast, no flags)\n"
-"   6. munmap\n"
-"   7. write the NEW pattern over the page through the pin\n"
-"   8. release the pin dirty (GUP_UNPIN_DIRTY)\n"
-"   9. fsync (ext4 writeback meets the page: a warning and the dirty bit\n"
-"      cleared, or a kernel BUG where cc5095747edf is reverted)\n"
-"  10. drop caches, pread: the guest's view (the observer still holds the\n"
-"      page in the cache); O_DIRECT pread: the disk's view\n"
-"  11. drop the observer, drop caches, pread again: the view once the\n"
-"      page has left the cache\n"
-"\n"
-"--route move-ext (meant with --write) strips the buffers another way:\n"
-"step 1 also writes DIR/repro-move-ext-M-FLAGS.orig (OLD pattern), and\n"
-"after the munmap the page is written back (fsync: clean, clean buffers)\n"
-"and EXT4_IOC_MOVE_EXT swaps its blocks with the .orig file's, which\n"
-"releases the pinned page's buffers (filemap_release_folio() on the donor\n"
-"page); the file is then DIR/repro-move-ext-M-FLAGS.dat.  The donor's\n"
-"new extent is marked unwritten (the blocks it gets are the defrag's\n"
-"leftovers): on disk it reads as zeros until the page is written back.\n"
-"\n"
-"Options:\n"
-"  --method M   pin (pin_user_pages, default), pin-fast\n"
-"               (pin_user_pages_fast), get (get_user_pages), get-fast\n"
-"               (get_user_pages_fast)\n"
-"  --longterm   FOLL_LONGTERM (pin and pin-fast only)\n"
-"  --write      FOLL_WRITE: the pin's write fault runs ext4_page_mkwrite,\n"
-"               which attaches buffers: the route does not strip them\n"
-"  --route R    read (default): the page comes from a read fault after a\n"
-"               cache drop, without buffers; move-ext: see above\n"
-"  --dir DIR    an ext4 directory for the file (default /mnt/ext4)\n"
-"  --classify FILE\n"
-"               run nothing: print how FILE's first page compares with\n"
-"               the two patterns (new, old, mixed, zeros, other) and exit;\n"
-"               no device needed (the host uses it on the file it reads\n"
-"               back from the guest's scratch image)\n"
-"  -h, --help   this help\n"
-"\n"
-"The first line and the last lines are machine readable:\n"
-"  repro-file: PATH\n"
-"  repro-result: pinned=yes|ERRNO guest-read=new|old|mixed|zeros|other\n"
-"                direct-read=... evicted-read=... file=PATH\n"
-"\n"
-"Needs root, the gup_pin_test module, and a kernel that is allowed to\n"
-"WARN (and, with cc5095747edf reverted, to BUG: fsync never returns).\n"
-"\n"
-"Exit status: 0 the sequence ran to the end, 1 the kernel refused the\n"
-"route's pin (or a step failed), 2 usage error, 3 " GUP_PIN_TEST_DEVICE "\n"
-"missing or of another ABI version.\n");
-}
-
-/* 0: valid; -1: help printed; otherwise an exit code. */
-static int parse_repro_opts(int argc, char **argv, struct repro_opts *o)
-{
-	size_t i;
-	int c;
-
-	memset(o, 0, sizeof(*o));
-	o->method = GUP_PIN_METHOD_PIN;
-	o->dir = "/mnt/ext4";
-
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":h", repro_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			cmd_repro_help(stdout);
-			return -1;
-		case OPT_METHOD:
-			for (i = 0; i < NR_REPRO_METHODS; i++)
-				if (!strcmp(optarg, repro_methods[i].opt))
-					break;
-			if (i == NR_REPRO_METHODS)
-				return usage_error("repro", "bad --method '%s': give pin, pin-fast, get or get-fast",
-						   optarg);
-			o->method = repro_methods[i].method;
-			break;
-		case OPT_LONGTERM:
-			o->flags |= GUP_PIN_FLAG_LONGTERM;
-			break;
-		case OPT_WRITE:
-			o->flags |= GUP_PIN_FLAG_WRITE;
-			break;
-		case OPT_DIR:
-			o->dir = optarg;
-			break;
-		case OPT_CLASSIFY:
-			o->classify = optarg;
-			break;
-		case OPT_ROUTE:
-			if (!strcmp(optarg, "read"))
-				o->route = ROUTE_READ;
-			else if (!strcmp(optarg, "move-ext"))
-				o->route = ROUTE_MOVE_EXT;
-			else
-				return usage_error("repro", "bad --route '%s': give read or move-ext",
-						   optarg);
-			break;
-		case ':':
-			return usage_error("repro", "option '%s' needs an argument",
-					   argv[optind - 1]);
-		default:
-			if (optopt)
-				return usage_error("repro", "unknown option '-%c'", optopt);
-			return usage_error("repro", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
-		return usage_error("repro", "no scenario: give ext4-2018");
-	if (strcmp(argv[optind], "ext4-2018"))
-		return usage_error("repro", "unknown scenario '%s': the one scenario is ext4-2018",
-				   argv[optind]);
-	if (optind + 1 < argc)
-		return usage_error("repro", "unexpected argument '%s'", argv[optind + 1]);
-	if ((o->flags & GUP_PIN_FLAG_LONGTERM) &&
-	    (o->method == GUP_PIN_METHOD_GET || o->method == GUP_PIN_METHOD_GET_FAST))
-		return usage_error("repro", "--longterm needs --method pin or pin-fast: FOLL_LONGTERM requires FOLL_PIN");
-	return 0;
-}
-
-static const char *method_opt(unsigned int method)
-{
-	size_t i;
-
-	for (i = 0; i < NR_REPRO_METHODS; i++)
-		if (repro_methods[i].method == method)
-			return repro_methods[i].opt;
-	return "?";
+	gopt_usage(f, "repro", repro_table, repro_usage);
 }
 
 static const char *flags_part(unsigned int flags)
@@ -243,75 +104,17 @@ static const char *flags_part(unsigned int flags)
 	return w && l ? "longterm-write" : w ? "write" : l ? "longterm" : "none";
 }
 
-/* One page of lines "gup-lab repro OLD line 00", space padded, '\n'. */
-static void fill_pattern(char *buf, size_t len, const char *tag)
+/* The expectation line, or why there is none; fills @e (outcome "" if none). */
+static void print_expectation(const struct repro_opts *o, struct repro_expectation *e)
 {
-	char line[REPRO_LINE + 1];
-	size_t off;
-	int n;
-
-	for (off = 0; off + REPRO_LINE <= len; off += REPRO_LINE) {
-		n = snprintf(line, sizeof(line), "gup-lab repro %s line %02zu",
-			     tag, off / REPRO_LINE);
-		memset(buf + off, ' ', REPRO_LINE);
-		memcpy(buf + off, line, n < REPRO_LINE ? n : REPRO_LINE - 1);
-		buf[off + REPRO_LINE - 1] = '\n';
+	memset(e, 0, sizeof(*e));
+	if (!o->fl.policy) {
+		printf("repro-expect: none (give --policy and --ext4: the flavour's columns)\n");
+		return;
 	}
-}
-
-/* "new", "old", "mixed" (whole lines of both), "zeros" or "other". */
-static const char *classify(const char *buf, size_t len, const char *old_pat,
-			    const char *new_pat)
-{
-	size_t off, nr_old = 0, nr_new = 0, nr_lines = len / REPRO_LINE;
-
-	for (off = 0; off < len && !buf[off]; off++)
-		;
-	if (off == len)
-		return "zeros";
-
-	for (off = 0; off + REPRO_LINE <= len; off += REPRO_LINE) {
-		if (!memcmp(buf + off, old_pat + off, REPRO_LINE))
-			nr_old++;
-		else if (!memcmp(buf + off, new_pat + off, REPRO_LINE))
-			nr_new++;
-	}
-	if (nr_new == nr_lines)
-		return "new";
-	if (nr_old == nr_lines)
-		return "old";
-	if (nr_old + nr_new == nr_lines)
-		return "mixed";
-	return "other";
-}
-
-/* --classify: the same verdict the guest prints, for a file read elsewhere. */
-static int classify_file(const char *path)
-{
-	size_t ps = getpagesize(), len = 0;
-	char *old_pat = malloc(ps), *new_pat = malloc(ps), *buf = malloc(ps);
-	ssize_t n = 1;
-	int fd = open(path, O_RDONLY), ret = GUPCTL_EXIT_OK;
-
-	if (fd < 0 || !old_pat || !new_pat || !buf) {
-		fprintf(stderr, "gupctl repro: --classify %s: %s (%s)\n", path,
-			errno_name(errno), strerror(errno));
-		ret = GUPCTL_EXIT_USAGE;
-		goto out;
-	}
-	while (len < ps && (n = read(fd, buf + len, ps - len)) > 0)
-		len += n;
-	fill_pattern(old_pat, ps, "OLD");
-	fill_pattern(new_pat, ps, "NEW");
-	/* A short file is no page of either pattern. */
-	puts(n < 0 || len < ps ? "other" : classify(buf, ps, old_pat, new_pat));
-out:
-	if (fd >= 0)
-		close(fd);
-	free(old_pat);
-	free(new_pat);
-	free(buf);
-	return ret;
+	repro_expect(o->fl.policy, o->fl.ext4, o->fl.bug_site, &o->cell, e);
+	printf("repro-expect: %s because %s\n", e->outcome, e->reason);
+	fflush(stdout);
 }
 
 struct repro {
@@ -324,12 +127,48 @@ struct repro {
 	char *old_pat, *new_pat, *buf;
 	__u32 pin_id, obs_id;
 	int step;
+	json_t *facts;			/* what --json FILE holds */
+	bool json_failed;		/* said once */
 };
 
-static void step(struct repro *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/*
+ * Rewrite --json FILE and sync its file system (the guest's /lab): a BUG in
+ * the next step panics the guest, and the host reads the file from the
+ * image without replaying the journal.  syncfs() leaves the scratch ext4,
+ * and the dirty page under test, alone.
+ */
+static void facts_write(struct repro *r)
+{
+	FILE *f;
+	int err = 0;
 
-static void step(struct repro *r, const char *fmt, ...)
+	if (!r->o->json || r->json_failed)
+		return;
+	f = fopen(r->o->json, "w");
+	if (!f || json_dumpf(r->facts, f, JSON_INDENT(2)) || fputc('\n', f) == EOF ||
+	    fflush(f) || fsync(fileno(f)) || syncfs(fileno(f)))
+		err = errno ? errno : EIO;
+	if (f && fclose(f) && !err)
+		err = errno;
+	if (err) {
+		printf("  note: --json %s: %s (%s): the facts stop here\n", r->o->json,
+		       errno_name(err), strerror(err));
+		r->json_failed = true;
+	}
+}
+
+/* Set fact @key (a new reference) and write the file. */
+static void fact(struct repro *r, const char *key, json_t *value)
+{
+	json_object_set_new(r->facts, key, value);
+	facts_write(r);
+}
+
+static void step(struct repro *r, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Print "repro-step N: ..." and record step N, @name, as the last one begun. */
+static void step(struct repro *r, const char *name, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -339,6 +178,7 @@ static void step(struct repro *r, const char *fmt, ...)
 	va_end(ap);
 	putchar('\n');
 	fflush(stdout);
+	fact(r, "last_step", json_pack("{s:i, s:s}", "number", r->step, "name", name));
 }
 
 /* One line of page state, read through pin @id (observer or route pin). */
@@ -352,13 +192,14 @@ static void show_state(struct repro *r, __u32 id, const char *via)
 		printf("  state: unreadable through %s (pin %u): %s\n", via, id,
 		       ret ? errno_name(ret) : "no entry");
 	} else {
-		printf("  state (%s): dirty=%d writeback=%d buffers=%d maybe-dma-pinned=%d uptodate=%d refcount=%d mapcount=%d index=%llu fs=%s\n",
-		       via, !!(st.state & GUP_PAGE_DIRTY),
+		printf("  state (%s): dirty=%d writeback=%d buffers=%d ", via,
+		       !!(st.state & GUP_PAGE_DIRTY),
 		       !!(st.state & GUP_PAGE_WRITEBACK),
-		       !!(st.state & GUP_PAGE_HAS_BUFFERS),
+		       !!(st.state & GUP_PAGE_HAS_BUFFERS));
+		printf("maybe-dma-pinned=%d uptodate=%d ",
 		       !!(st.state & GUP_PAGE_MAYBE_DMA_PINNED),
-		       !!(st.state & GUP_PAGE_UPTODATE),
-		       st.refcount, st.mapcount,
+		       !!(st.state & GUP_PAGE_UPTODATE));
+		printf("refcount=%d mapcount=%d index=%llu fs=%s\n", st.refcount, st.mapcount,
 		       (unsigned long long)st.index,
 		       st.fs_name[0] ? st.fs_name : "-");
 	}
@@ -425,15 +266,21 @@ static const char *read_back(struct repro *r, bool direct, char *err, size_t siz
 		snprintf(err, size, "short:%zd", n);
 		return err;
 	}
-	return classify(r->buf, r->ps, r->old_pat, r->new_pat);
+	return repro_classify(r->buf, r->ps);
 }
 
-static void result_line(struct repro *r, const char *pinned, const char *guest,
-			const char *direct, const char *evicted)
+/* The reads (NULL: not made), as a line for people and as facts. */
+static void result(struct repro *r, const char *guest, const char *direct,
+		   const char *evicted)
 {
 	printf("repro-result: pinned=%s guest-read=%s direct-read=%s evicted-read=%s file=%s\n",
-	       pinned, guest, direct, evicted, r->path);
+	       json_string_value(json_object_get(r->facts, "pinned")), guest,
+	       direct ? direct : "-", evicted ? evicted : "-", r->path);
 	fflush(stdout);
+	json_object_set_new(r->facts, "reads",
+			    json_pack("{s:s, s:s?, s:s?}", "guest", guest,
+				      "direct", direct, "evicted", evicted));
+	fact(r, "finished", json_true());
 }
 
 /* A step other than the route's pin failed: say which, exit 1. */
@@ -443,6 +290,8 @@ static int step_failed(struct repro *r, const char *what, int err)
 	printf("repro-result: pinned=%s guest-read=none failed-step=%d file=%s\n",
 	       r->pin_id ? "yes" : "none", r->step, r->path);
 	fflush(stdout);
+	fact(r, "failed", json_pack("{s:i, s:s, s:s}", "step", r->step, "what", what,
+				    "errno", errno_name(err)));
 	return GUPCTL_EXIT_REFUSED;
 }
 
@@ -452,15 +301,16 @@ static int move_ext(struct repro *r)
 	struct repro_move_extent me = { 0 };
 	struct statfs sfs;
 	int ofd, ret;
+	bool kept;
 
-	step(r, "fsync: the pinned page is written back (clean, clean buffers)");
+	step(r, "fsync-clean", "fsync: the pinned page is written back (clean, clean buffers)");
 	ret = fsync(r->t.fd) < 0 ? -errno : 0;
 	if (ret)
 		return step_failed(r, "fsync", ret);
 	show_state(r, r->obs_id, "observer");
 
-	step(r, "EXT4_IOC_MOVE_EXT: swap the page's blocks with %s's (donor: this file)",
-	     r->orig_path);
+	step(r, "move-ext", "EXT4_IOC_MOVE_EXT: swap the page's blocks with %s's (%s)",
+	     r->orig_path, "donor: this file");
 	if (fstatfs(r->t.fd, &sfs) < 0)
 		return step_failed(r, "fstatfs", -errno);
 	ofd = open(r->orig_path, O_RDWR | O_CLOEXEC);
@@ -475,10 +325,14 @@ static int move_ext(struct repro *r)
 	printf("  moved %llu of %llu blocks\n", (unsigned long long)me.moved_len,
 	       (unsigned long long)me.len);
 	show_state(r, r->obs_id, "observer");
-	if (page_has_buffers_now(r, r->obs_id))
+	kept = page_has_buffers_now(r, r->obs_id);
+	if (kept)
 		printf("  note: the page kept its buffers: this route's precondition is not met\n");
 	else
-		printf("  the pinned page lost its buffer heads: move_extent_per_page() released them\n");
+		printf("  the pinned page lost its buffer heads: %s released them\n",
+		       "move_extent_per_page()");
+	fact(r, "move_ext", json_pack("{s:I, s:I, s:b}", "moved_blocks", (json_int_t)me.moved_len,
+				      "blocks", (json_int_t)me.len, "buffers_released", !kept));
 	return 0;
 }
 
@@ -494,13 +348,14 @@ static int run_sequence(struct repro *r)
 	struct gup_pin_req req;
 	char flags[64], desc[256], e1[32], e2[32], e3[32];
 	const char *guest, *direct, *evicted;
+	bool buffers;
 	int ret;
 
-	step(r, "write %s: one page of the OLD pattern, fsync, close", r->path);
+	step(r, "write-old", "write %s: one page of the OLD pattern, fsync, close", r->path);
 	ret = write_old_file(r, r->path);
 	if (ret)
 		return step_failed(r, "writing the file", ret);
-	if (o->route == ROUTE_MOVE_EXT) {
+	if (o->cell.route == REPRO_ROUTE_MOVE_EXT) {
 		printf("  and %s, the same OLD pattern (EXT4_IOC_MOVE_EXT's orig file)\n",
 		       r->orig_path);
 		ret = write_old_file(r, r->orig_path);
@@ -508,22 +363,24 @@ static int run_sequence(struct repro *r)
 			return step_failed(r, "writing the orig file", ret);
 	}
 
-	step(r, "sync, echo 3 >/proc/sys/vm/drop_caches: the page leaves the cache");
+	step(r, "drop-caches", "sync, echo 3 >/proc/sys/vm/drop_caches: the page leaves the cache");
 	ret = drop_caches();
 	if (ret)
 		return step_failed(r, "drop_caches (run as root)", ret);
 
-	step(r, "open, mmap one page MAP_SHARED PROT_READ|PROT_WRITE, nothing touched");
+	step(r, "mmap", "open, mmap one page MAP_SHARED PROT_READ|PROT_WRITE, nothing touched");
 	if (target_setup(&r->t, &spec)) {
 		printf("  FAILED: %s\n", r->t.err);
+		fact(r, "failed", json_pack("{s:i, s:s, s:n}", "step", r->step,
+					    "what", r->t.err, "errno"));
 		return GUPCTL_EXIT_REFUSED;
 	}
 	printf("  target: %s at %p\n", target_describe(&r->t, desc, sizeof(desc)),
 	       r->t.addr);
 
-	step(r, "%s, flags %s: GUP faults the page in", gup_method_name(o->method),
-	     gup_flags_str(o->flags, flags, sizeof(flags)));
-	ret = gupdev_pin(&r->dev, r->t.addr, r->ps, o->method, o->flags, &req);
+	step(r, "pin", "%s, flags %s: GUP faults the page in", gup_method_name(o->cell.method),
+	     gup_flags_str(o->cell.flags, flags, sizeof(flags)));
+	ret = gupdev_pin(&r->dev, r->t.addr, r->ps, o->cell.method, o->cell.flags, &req);
 	if (!ret && !req.nr_pinned)
 		ret = -EFAULT;		/* reported as such: nothing was taken */
 	if (ret) {
@@ -534,20 +391,25 @@ static int run_sequence(struct repro *r)
 		target_teardown(&r->t);
 		guest = read_back(r, false, e1, sizeof(e1));
 		printf("  the file still holds the %s pattern\n", guest);
-		result_line(r, errno_name(ret), guest, "-", "-");
+		json_object_set_new(r->facts, "pinned", json_string(errno_name(ret)));
+		result(r, guest, NULL, NULL);
 		return GUPCTL_EXIT_REFUSED;
 	}
 	r->pin_id = req.id;
 	printf("  pinned: pin id %u\n", r->pin_id);
 	show_state(r, r->pin_id, "route pin");
-	if (!page_has_buffers_now(r, r->pin_id))
+	buffers = page_has_buffers_now(r, r->pin_id);
+	json_object_set_new(r->facts, "buffers_after_pin", json_boolean(buffers));
+	fact(r, "pinned", json_string("yes"));
+	if (!buffers)
 		printf("  the page has no buffer heads: ext4 was never told it may be written\n");
-	else if (o->flags & GUP_PIN_FLAG_WRITE)
+	else if (o->cell.flags & GUP_PIN_FLAG_WRITE)
 		printf("  buffer heads attached: the write fault ran ext4_page_mkwrite\n");
 	else
-		printf("  note: buffer heads attached although no write fault ran: this route's precondition is not met\n");
+		printf("  note: buffer heads attached although no write fault ran: %s\n",
+		       "this route's precondition is not met");
 
-	step(r, "observer reference: get_user_pages_fast, no flags");
+	step(r, "observer", "observer reference: get_user_pages_fast, no flags");
 	ret = gupdev_pin(&r->dev, r->t.addr, r->ps, GUP_PIN_METHOD_GET_FAST, 0, &req);
 	if (!ret && !req.nr_pinned)
 		ret = -EFAULT;
@@ -556,35 +418,39 @@ static int run_sequence(struct repro *r)
 	r->obs_id = req.id;
 	show_state(r, r->obs_id, "observer");
 
-	step(r, "munmap: no user mapping is left, only the pin and the observer");
+	step(r, "munmap", "munmap: no user mapping is left, only the pin and the observer");
 	munmap(r->t.map, r->t.map_len);
 	r->t.map = MAP_FAILED;
 	show_state(r, r->obs_id, "observer");
 
-	if (o->route == ROUTE_MOVE_EXT) {
+	if (o->cell.route == REPRO_ROUTE_MOVE_EXT) {
 		ret = move_ext(r);
 		if (ret)
 			return ret;
 	}
 
-	step(r, "GUP_PIN_IOC_WRITE: the NEW pattern over the whole page through the pin (kernel mapping)");
+	step(r, "write-new", "GUP_PIN_IOC_WRITE: %s",
+	     "the NEW pattern over the whole page through the pin (kernel mapping)");
 	ret = gupdev_write(&r->dev, r->pin_id, 0, r->new_pat, r->ps);
 	if (ret)
 		return step_failed(r, "GUP_PIN_IOC_WRITE", ret);
 	show_state(r, r->obs_id, "observer");
 
-	step(r, "release the pin with GUP_UNPIN_DIRTY (set_page_dirty: ext4_dirty_folio)");
+	step(r, "unpin-dirty", "release the pin with GUP_UNPIN_DIRTY (%s)",
+	     "set_page_dirty: ext4_dirty_folio");
 	ret = gupdev_unpin(&r->dev, r->pin_id, GUP_UNPIN_DIRTY);
 	if (ret)
 		return step_failed(r, "GUP_PIN_IOC_UNPIN", ret);
 	show_state(r, r->obs_id, "observer");
 
-	step(r, "fsync: ext4 writeback meets the page");
+	step(r, "fsync", "fsync: ext4 writeback meets the page");
 	ret = fsync(r->t.fd) < 0 ? -errno : 0;
 	printf("  fsync returned %s\n", ret ? errno_name(ret) : "0");
+	fact(r, "fsync", json_string(ret ? errno_name(ret) : "0"));
 	show_state(r, r->obs_id, "observer");
 
-	step(r, "drop caches, pread (the observer keeps the page cached), O_DIRECT pread (the disk)");
+	step(r, "read-back", "drop caches, pread (%s), O_DIRECT pread (the disk)",
+	     "the observer keeps the page cached");
 	ret = drop_caches();
 	if (ret)
 		return step_failed(r, "drop_caches", ret);
@@ -593,7 +459,7 @@ static int run_sequence(struct repro *r)
 	direct = read_back(r, true, e2, sizeof(e2));
 	printf("  pread: %s; O_DIRECT pread: %s\n", guest, direct);
 
-	step(r, "release the observer (no dirtying), drop caches, pread");
+	step(r, "evict-read", "release the observer (no dirtying), drop caches, pread");
 	ret = gupdev_unpin(&r->dev, r->obs_id, 0);
 	if (ret)
 		return step_failed(r, "releasing the observer", ret);
@@ -605,79 +471,214 @@ static int run_sequence(struct repro *r)
 	printf("  pread: %s\n", evicted);
 
 	if (!strcmp(guest, "new") && strcmp(direct, "new"))
-		printf("verdict: DATA LOST: the page cache showed NEW, the disk holds %s (fsync returned without writing the page)\n",
-		       direct);
+		printf("verdict: DATA LOST: the page cache showed NEW, the disk holds %s (%s)\n",
+		       direct, "fsync returned without writing the page");
 	else if (!strcmp(direct, "new"))
 		printf("verdict: no loss: the NEW pattern reached the disk\n");
 	else
 		printf("verdict: cache %s, disk %s\n", guest, direct);
-	result_line(r, "yes", guest, direct, evicted);
+	result(r, guest, direct, evicted);
 	return GUPCTL_EXIT_OK;
 }
 
-int cmd_repro(int argc, char **argv)
+/* The facts known before the first step (--json FILE). */
+static json_t *initial_facts(const struct repro *r, const struct repro_expectation *e,
+			     const char *release, int policy, long bsize)
 {
-	struct repro_opts o;
+	static const char * const later[] = {	/* null until known */
+		"last_step", "pinned", "buffers_after_pin", "move_ext", "fsync", "reads",
+		"failed",
+	};
+	const struct repro_opts *o = r->o;
+	char label[REPRO_LABEL_MAX];
+	json_t *f;
+	size_t i;
+
+	f = json_pack("{s:s, s:{s:s, s:s, s:s, s:b, s:b}, s:s?, s:s?}",
+		      "scenario", REPRO_SCENARIO,
+		      "cell", "label", repro_cell_label(&o->cell, label, sizeof(label)),
+		      "route", repro_route_choices[o->cell.route],
+		      "method", repro_method_choices[o->cell.method],
+		      "longterm", !!(o->cell.flags & GUP_PIN_FLAG_LONGTERM),
+		      "write", !!(o->cell.flags & GUP_PIN_FLAG_WRITE),
+		      "policy", o->fl.policy,
+		      "ext4", o->fl.policy ? repro_ext4_choices[o->fl.ext4] : NULL);
+	if (!f)
+		return NULL;
+	json_object_set_new(f, "expected", e->outcome[0] ?
+			    json_pack("{s:s, s:s}", "outcome", e->outcome, "reason", e->reason) :
+			    json_null());
+	json_object_set_new(f, "kernel_release", json_string(release));
+	json_object_set_new(f, "gup_file_write_policy",
+			    json_string(policy < 0 ? "unknown" : policy ? "present" : "absent"));
+	json_object_set_new(f, "block_size", json_integer(bsize));
+	json_object_set_new(f, "file", json_string(r->path));
+	for (i = 0; i < ARRAY_SIZE(later); i++)
+		json_object_set_new(f, later[i], json_null());
+	json_object_set_new(f, "finished", json_false());
+	return f;
+}
+
+static int run_ext4_2018(struct repro_opts *o)
+{
+	struct repro_expectation e;
 	struct repro r;
 	struct statfs sfs;
 	struct utsname u;
+	const char *release;
 	int ret, policy;
 
-	ret = parse_repro_opts(argc, argv, &o);
-	if (ret)
-		return ret < 0 ? GUPCTL_EXIT_OK : ret;
-	if (o.classify)
-		return classify_file(o.classify);
-	if (statfs(o.dir, &sfs) < 0)
-		return usage_error("repro", "cannot statfs --dir %s: %s (%s)", o.dir,
+	if (o->expect_only) {
+		print_expectation(o, &e);
+		return e.outcome[0] ? GUPCTL_EXIT_OK : GUPCTL_EXIT_USAGE;
+	}
+	if (statfs(o->dir, &sfs) < 0)
+		return usage_error("repro", "cannot statfs --dir %s: %s (%s)", o->dir,
 				   errno_name(errno), strerror(errno));
 	if (sfs.f_type != EXT4_SUPER_MAGIC)
-		return usage_error("repro", "--dir %s is not on ext4 (f_type %#lx): give a directory on ext4",
-				   o.dir, (unsigned long)sfs.f_type);
+		return usage_error("repro", "--dir %s is not on ext4 (f_type %#lx)",
+				   o->dir, (unsigned long)sfs.f_type);
 
 	memset(&r, 0, sizeof(r));
-	r.o = &o;
+	r.o = o;
 	r.t.fd = -1;
 	r.t.map = MAP_FAILED;
 	r.ps = getpagesize();
-	ret = snprintf(r.path, sizeof(r.path), "%s/repro-%s%s-%s.dat", o.dir,
-		       o.route == ROUTE_MOVE_EXT ? "move-ext-" : "",
-		       method_opt(o.method), flags_part(o.flags));
+	ret = snprintf(r.path, sizeof(r.path), "%s/repro-%s%s-%s.dat", o->dir,
+		       o->cell.route == REPRO_ROUTE_MOVE_EXT ? "move-ext-" : "",
+		       repro_method_choices[o->cell.method], flags_part(o->cell.flags));
 	if (ret < 0 || (size_t)ret >= sizeof(r.path) - 8)
-		return usage_error("repro", "--dir %s: path too long", o.dir);
+		return usage_error("repro", "--dir %s: path too long", o->dir);
 	memcpy(r.orig_path, r.path, ret - 4);
 	strcpy(r.orig_path + ret - 4, ".orig");
 
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("repro-file: %s\n", r.path);
+	policy = gup_file_write_policy();
+	release = uname(&u) ? "?" : u.release;
+	printf("repro ext4-2018: route %s, method %s, flags %s, kernel %s, ",
+	       repro_route_choices[o->cell.route], repro_method_choices[o->cell.method],
+	       flags_part(o->cell.flags), release);
+	printf("GUP file-write policy %s, fs block size %ld\n",
+	       policy < 0 ? "unknown" : policy ? "present" : "absent", (long)sfs.f_bsize);
+	print_expectation(o, &e);
+
+	r.facts = initial_facts(&r, &e, release, policy, (long)sfs.f_bsize);
+	if (!r.facts) {
+		fprintf(stderr, "gupctl repro: out of memory\n");
+		return GUPCTL_EXIT_REFUSED;
+	}
+	facts_write(&r);
+	if (r.json_failed) {
+		json_decref(r.facts);
+		return usage_error("repro", "cannot write --json %s", o->json);
+	}
+
 	ret = gupctl_open_device(&r.dev, "repro");
-	if (ret)
+	if (ret) {
+		json_decref(r.facts);
 		return ret;
+	}
 	r.old_pat = malloc(r.ps);
 	r.new_pat = malloc(r.ps);
 	/* O_DIRECT wants an aligned buffer */
 	if (!r.old_pat || !r.new_pat || posix_memalign((void **)&r.buf, r.ps, r.ps)) {
 		fprintf(stderr, "gupctl repro: out of memory\n");
-		gupdev_close(&r.dev);
-		return GUPCTL_EXIT_REFUSED;
+		ret = GUPCTL_EXIT_REFUSED;
+	} else {
+		repro_fill_pattern(r.old_pat, r.ps, "OLD");
+		repro_fill_pattern(r.new_pat, r.ps, "NEW");
+		ret = run_sequence(&r);
 	}
-	fill_pattern(r.old_pat, r.ps, "OLD");
-	fill_pattern(r.new_pat, r.ps, "NEW");
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("repro-file: %s\n", r.path);
-	policy = gup_file_write_policy();
-	printf("repro ext4-2018: route %s, method %s, flags %s, kernel %s, GUP file-write policy %s, fs block size %ld\n",
-	       o.route == ROUTE_MOVE_EXT ? "move-ext" : "read",
-	       method_opt(o.method), flags_part(o.flags),
-	       uname(&u) ? "?" : u.release,
-	       policy < 0 ? "unknown" : policy ? "present" : "absent",
-	       (long)sfs.f_bsize);
-
-	ret = run_sequence(&r);
 
 	target_teardown(&r.t);
 	gupdev_close(&r.dev);		/* releases whatever is still held */
 	free(r.old_pat);
 	free(r.new_pat);
 	free(r.buf);
+	json_decref(r.facts);
 	return ret;
+}
+
+/* gupctl repro cells: the run's cells as JSON, for jobs/repro.sh. */
+static int repro_cells_cmd(int argc, char **argv)
+{
+	static const char * const usage[] = { "gupctl repro cells [--quick]", NULL };
+	struct repro_cell cells[REPRO_MAX_CELLS];
+	char label[REPRO_LABEL_MAX], file[REPRO_LABEL_MAX];
+	bool quick = false;
+	const struct gopt opts[] = {
+		GOPT_BOOL(0, "quick", &quick, "only the quick set (5 cells)"),
+		GOPT_END()
+	};
+	unsigned int i, n;
+	json_t *list, *args;
+	int ret = repro_parse("repro cells", argc, argv, opts, usage);
+
+	if (ret >= 0)
+		return ret;
+	n = repro_cells(quick, cells, REPRO_MAX_CELLS);
+	list = json_array();
+	for (i = 0; i < n; i++) {
+		args = json_pack("[s, s, s, s]", "--route", repro_route_choices[cells[i].route],
+				 "--method", repro_method_choices[cells[i].method]);
+		if (cells[i].flags & GUP_PIN_FLAG_LONGTERM)
+			json_array_append_new(args, json_string("--longterm"));
+		if (cells[i].flags & GUP_PIN_FLAG_WRITE)
+			json_array_append_new(args, json_string("--write"));
+		repro_cell_label(&cells[i], label, sizeof(label));
+		repro_cell_file(&cells[i], file, sizeof(file));
+		json_array_append_new(list, json_pack("{s:s, s:s, s:o}", "label", label,
+						      "file", file, "args", args));
+	}
+	ret = json_dumpf(list, stdout, JSON_INDENT(2)) ? GUPCTL_EXIT_USAGE : GUPCTL_EXIT_OK;
+	putchar('\n');
+	json_decref(list);
+	return ret;
+}
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} repro_subcommands[] = {
+	{ "cells", repro_cells_cmd },
+#ifndef GUPCTL_GUEST
+	{ "judge", repro_judge },
+	{ "collect", repro_collect },
+	{ "report", repro_report },
+#endif
+};
+
+int cmd_repro(int argc, char **argv)
+{
+	size_t i;
+	int ret, argi;
+
+	for (i = 0; argc > 1 && i < ARRAY_SIZE(repro_subcommands); i++)
+		if (!strcmp(argv[1], repro_subcommands[i].name))
+			return repro_subcommands[i].run(argc - 1, argv + 1);
+	if (argc > 1 && (!strcmp(argv[1], "judge") || !strcmp(argv[1], "collect") ||
+			 !strcmp(argv[1], "report")))
+		return usage_error("repro", "'%s' is host only: this is the guest build of gupctl",
+				   argv[1]);
+
+	memset(&repro_o, 0, sizeof(repro_o));
+	repro_o.cell.method = GUP_PIN_METHOD_PIN;
+	repro_o.cell.route = REPRO_ROUTE_READ;
+	repro_o.fl.ext4 = REPRO_EXT4_COUNT;
+	repro_o.dir = "/mnt/ext4";
+	ret = gopt_parse("repro", argc, argv, repro_table, repro_usage, &argi);
+	if (ret)
+		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
+	if (argi >= argc)
+		return usage_error("repro", "no scenario: give ext4-2018 (or a subcommand)");
+	if (strcmp(argv[argi], REPRO_SCENARIO))
+		return usage_error("repro", "unknown scenario '%s': the one scenario is ext4-2018",
+				   argv[argi]);
+	if (argi + 1 < argc)
+		return usage_error("repro", "unexpected argument '%s'", argv[argi + 1]);
+	ret = repro_check_opts("repro", &repro_o.cell, &repro_o.fl, repro_o.expect_only);
+	if (ret)
+		return ret;
+	return run_ext4_2018(&repro_o);
 }

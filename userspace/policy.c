@@ -10,6 +10,7 @@
 #include <linux/magic.h>
 #include <sys/utsname.h>
 
+#include "gup_pin_test.h"
 #include "gupdev.h"
 #include "policy.h"
 
@@ -279,4 +280,163 @@ policy_fn policy_lookup(const char *name)
 const char *policy_names(void)
 {
 	return "stock, v7";
+}
+
+/*
+ * ---- The ext4-2018 reproduction (gupctl repro) ----
+ *
+ * Line numbers are 6.1.192's (Debian linux-source-6.1 6.1.192-3), as in
+ * the stock tree; the BUG's line comes from the flavour's own tree.
+ */
+
+const char * const repro_route_choices[REPRO_ROUTE_COUNT + 1] = {
+	[REPRO_ROUTE_READ]	= "read",
+	[REPRO_ROUTE_MOVE_EXT]	= "move-ext",
+};
+
+const char * const repro_ext4_choices[REPRO_EXT4_COUNT + 1] = {
+	[REPRO_EXT4_WARN]	= "warn",
+	[REPRO_EXT4_BUG]	= "bug",
+};
+
+bool repro_cell_valid(const struct repro_cell *c, const char **why)
+{
+	if (c->route >= REPRO_ROUTE_COUNT || c->method >= GUP_PIN_METHOD_COUNT) {
+		*why = "no such route or method";
+		return false;
+	}
+	if ((c->flags & GUP_PIN_FLAG_LONGTERM) && !method_is_pin(c->method)) {
+		*why = "FOLL_LONGTERM requires FOLL_PIN: give --method pin or pin-fast";
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Does the page still have buffer heads when the pin's holder dirties it?
+ * *@why: how the route got there.
+ */
+static bool repro_buffers_at_unpin(const struct repro_cell *c, const char **why)
+{
+	if (c->route == REPRO_ROUTE_MOVE_EXT) {
+		*why = "ext4_page_mkwrite() attached buffers, fsync cleaned them, then "
+		       "EXT4_IOC_MOVE_EXT's move_extent_per_page() called filemap_release_folio() "
+		       "on the pinned donor page (fs/ext4/move_extent.c:361): ext4_release_folio() "
+		       "(fs/ext4/inode.c:3310) -> try_to_free_buffers() (fs/buffer.c:2815) checks "
+		       "buffer_busy() (fs/buffer.c:2782), never the page's references";
+		return false;
+	}
+	if (c->flags & GUP_PIN_FLAG_WRITE) {
+		*why = "FOLL_WRITE: GUP's write fault runs ext4_page_mkwrite() "
+		       "(fs/ext4/inode.c:6298), whose block_page_mkwrite() (fs/ext4/inode.c:6338) "
+		       "attaches buffers";
+		return true;
+	}
+	*why = "no FOLL_WRITE, no page_mkwrite: ext4_mpage_readpages() (fs/ext4/readpage.c:225) "
+	       "read the page with a bio of its own, without buffers (only its 'confused' "
+	       "fallback, fs/ext4/readpage.c:399, attaches them)";
+	return false;
+}
+
+/* How the dirty release reaches ext4_dirty_folio(). */
+static const char *repro_dirty_release(unsigned int method)
+{
+	return method_is_pin(method) ?
+	       "unpin_user_pages_dirty_lock() (mm/gup.c:323)" :
+	       "set_page_dirty_lock() (mm/page-writeback.c:2788)";
+}
+
+static void repro_report(struct repro_expectation *e, const char *kind,
+			 const char *where, const char *why)
+{
+	struct repro_report_exp *r = &e->reports[e->nr_reports++];
+
+	r->kind = kind;
+	snprintf(r->where, sizeof(r->where), "%s", where);
+	r->why = why;
+}
+
+/*
+ * ext4=warn, 6.1 as packaged: cc5095747edf's check in front of
+ * page_buffers() warns, clears the dirty bit and moves on: the write is lost.
+ */
+static void repro_ext4_warn(const struct repro_cell *c, const char *why,
+			    struct repro_expectation *e)
+{
+	/* The disk keeps step 1's OLD bytes; move-ext's donor extent is unwritten. */
+	bool moved = c->route == REPRO_ROUTE_MOVE_EXT;
+
+	snprintf(e->outcome, sizeof(e->outcome), "WARNING + data lost (host reads %s)",
+		 moved ? "ZEROS" : "OLD");
+	snprintf(e->reason, sizeof(e->reason),
+		 "%s; the dirty release, %s, WARNs in ext4_dirty_folio() "
+		 "(fs/ext4/inode.c:3664: no buffers); fsync's mpage_prepare_extent_to_map() warns "
+		 "'does not have buffers attached' and ClearPageDirty()s the page unwritten "
+		 "(fs/ext4/inode.c:2671-2672, cc5095747edf)%s",
+		 why, repro_dirty_release(c->method),
+		 moved ? "; ext4_swap_extents() marked the donor's new extent unwritten "
+			 "(fs/ext4/extents.c:5827-5828): the disk reads zeros" : "");
+}
+
+/* ext4=bug, cc5095747edf reverted: page_buffers() BUGs, the guest panics. */
+static void repro_ext4_bug(const struct repro_cell *c, const char *why,
+			   const char *bug_site, struct repro_expectation *e)
+{
+	char site[64];
+
+	snprintf(site, sizeof(site), "%s", bug_site ? bug_site : "fs/ext4/inode.c:?");
+	snprintf(e->outcome, sizeof(e->outcome), "BUG (%s)", site);
+	snprintf(e->reason, sizeof(e->reason),
+		 "%s; the dirty release, %s, WARNs in ext4_dirty_folio(); with cc5095747edf "
+		 "reverted fsync's mpage_prepare_extent_to_map() calls page_buffers() on the page "
+		 "and its BUG_ON(!PagePrivate(page)) fires (%s%s)",
+		 why, repro_dirty_release(c->method), site,
+		 bug_site ? " in the flavour's tree" : ": line not given");
+	repro_report(e, "bug", site, "page_buffers()'s BUG_ON in mpage_prepare_extent_to_map()");
+	repro_report(e, "panic", "", "the lab boots with oops=panic (qemu/run.sh): the BUG panics");
+}
+
+int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
+		 const struct repro_cell *c, struct repro_expectation *e)
+{
+	/* The page as GUP meets it: MAP_SHARED ext4, not in the page tables. */
+	struct cell mc = {
+		.method = c->method,
+		.flags = c->flags,
+		.backing = BACKING_EXT4_SHARED,
+		.state = STATE_NONE,
+	};
+	policy_fn gup = policy_lookup(policy);
+	struct expectation pin;
+	const char *route_why;
+	char why[1024];
+
+	memset(e, 0, sizeof(*e));
+	if (!gup || ext4 >= REPRO_EXT4_COUNT)
+		return -EINVAL;
+	pin = gup(&mc);
+	if (pin.outcome != OUTCOME_PINNED) {
+		snprintf(e->outcome, sizeof(e->outcome), "blocked (%s)",
+			 pin.outcome == OUTCOME_REFUSED ? errno_name(pin.err) : "not run");
+		snprintf(e->reason, sizeof(e->reason),
+			 "the page is not mapped yet (GUP-fast falls back to the slow path): %s",
+			 pin.reason);
+		return 0;
+	}
+	if (repro_buffers_at_unpin(c, &route_why)) {
+		snprintf(e->outcome, sizeof(e->outcome), "no loss (host reads NEW)");
+		snprintf(e->reason, sizeof(e->reason),
+			 "%s; %s; the dirty page is written back normally",
+			 pin.reason, route_why);
+		return 0;
+	}
+
+	snprintf(why, sizeof(why), "%s; %s", pin.reason, route_why);
+	repro_report(e, "warning", "ext4_dirty_folio",
+		     "ext4_dirty_folio()'s WARN_ON_ONCE(!folio_buffers(folio))");
+	if (ext4 == REPRO_EXT4_WARN)
+		repro_ext4_warn(c, why, e);
+	else
+		repro_ext4_bug(c, why, bug_site, e);
+	return 0;
 }

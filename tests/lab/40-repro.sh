@@ -1,12 +1,12 @@
 #!/bin/bash
 # The ext4 reproduction (jobs/repro.sh --quick): every cell's measured
-# outcome equals the one derived from its flavour's gup and ext4 columns,
-# plus explicit checks of the evidence: where ext4 BUGs, a kernel BUG at a
-# file:line in fs/ext4 with that frame on top of the trace; where ext4
-# warns, the WARNING, ext4's "does not have buffers attached" and the OLD
-# bytes read from the disk image by the host although the guest wrote NEW
-# through the pin; on the EXT4_IOC_MOVE_EXT route, the pinned page losing
-# its buffers.
+# outcome equals the one policy.c derives from its flavour's gup and ext4
+# columns, plus explicit checks of the evidence: where ext4 BUGs, a kernel
+# BUG at a file:line in fs/ext4 with that frame on top of the trace; where
+# ext4 warns, the WARNING, ext4's "does not have buffers attached" and the
+# OLD bytes read from the disk image by the host although the guest wrote
+# NEW through the pin; on the EXT4_IOC_MOVE_EXT route, the pinned page
+# losing its buffers.  Every field is read from the results' JSON by name.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . qemu/lib.sh
@@ -14,54 +14,70 @@ cd "$(dirname "$0")/../.."
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+res=$work/results
 
+before=$(git status --porcelain 2>/dev/null || true)
 set +e
-jobs/repro.sh --quick --tsv "$work/repro.tsv" --md "$work/repro.md" \
-	--out "$work/runs" >"$work/repro.out" 2>&1
+jobs/repro.sh --quick --results "$res" >"$work/repro.out" 2>&1
 status=$?
 set -e
 sed 's/^/# /' "$work/repro.out"
 
-if [ ! -s "$work/repro.tsv" ]; then
-	tap_not_ok "jobs/repro.sh --quick wrote its table (exit status $status)"
+if [ ! -s "$res/run.json" ]; then
+	tap_not_ok "jobs/repro.sh --quick wrote run.json (exit status $status)"
 	tap_done
 	exit 1
 fi
-
-# One test per cell: measured == expected.
-rows=0
-while IFS=$'\t' read -r f route cell exp meas _; do
-	rows=$((rows + 1))
-	tap_is "$meas" "$exp" "$f $cell, $route: $exp"
-done < <(tail -n +2 "$work/repro.tsv")
-nflavours=$(all_flavours | wc -l)
-tap_is "$rows" "$((nflavours * 5))" "5 quick cells ran on each of the $nflavours flavours"
+tap_is "$(tail -1 "$work/repro.out")" "results: $res" "the job's last line names its results directory"
 tap_is "$status" 0 "jobs/repro.sh --quick exits 0"
+tap_is "$(git status --porcelain 2>/dev/null || true)" "$before" "the job modified no tracked file"
 
-# field FLAVOUR CELL COLUMN: one column (1-based) of one row of the table.
-field() {
-	awk -F'\t' -v f="$1" -v c="$2" -v n="$3" 'NR > 1 && $1 == f && $3 == c { print $n; exit }' \
-		"$work/repro.tsv"
+# cell F CELL FILTER: a field of cell CELL in F.json (jq filter on the cell).
+cell() {
+	jq -r --arg c "$2" ".cells[] | select(.cell == \$c) | $3" "$res/$1.json"
 }
 
-# The evidence, on the read-fault route (pin, no FOLL_WRITE).
+# reports F CELL KIND FILTER: a field of CELL's kernel reports of KIND.
+reports() {
+	jq -r --arg c "$2" --arg k "$3" \
+		".kernel_reports[] | select(.cell == \$c and .kind == \$k) | $4" "$res/$1.json"
+}
+
+nflavours=0
 for f in $(all_flavours); do
-	ext4=$(flavour_field "$f" 4)
-	meas=$(field "$f" pin 5)
-	kernel=$(field "$f" pin 9)
-	detail=$(field "$f" pin 8)
-	run=$(field "$f" pin 10)
-	console=$(tr -d '\r' <"$run/console.log" 2>/dev/null || true)
-	case $ext4 in
+	nflavours=$((nflavours + 1))
+	if [ ! -s "$res/$f.json" ]; then
+		tap_not_ok "$f: $f.json written"
+		continue
+	fi
+	# One test per cell: measured == expected.
+	for c in $(jq -r '.cells[].cell' "$res/$f.json"); do
+		tap_is "$(cell "$f" "$c" .measured.outcome)" "$(cell "$f" "$c" .expected.outcome)" \
+			"$f $c, $(cell "$f" "$c" .route_title): $(cell "$f" "$c" .expected.outcome)"
+	done
+	tap_is "$(jq '.cells | length' "$res/$f.json")" 5 "$f: the 5 quick cells ran"
+	tap_is "$(jq -r --arg f "$f" '.flavours[] | select(.name == $f) | "\(.boots) \(.mismatches)"' \
+		"$res/run.json")" "5 0" "$f: run.json says 5 boots, 0 mismatches"
+	tap_is "$(grep -c '^ok ' "$res/$f.ktap" || true)" 5 "$f.ktap: 5 cells ok"
+	tap_is "$(jq '[.kernel_reports[] | select(.expected | not)] | length' "$res/$f.json")" 0 \
+		"$f: every kernel report is one its cell expects"
+
+	# The evidence, on the read-fault route (pin, no FOLL_WRITE).
+	console=$(tr -d '\r' <"$res/$(cell "$f" pin .console)" 2>/dev/null || true)
+	case $(jq -r .ext4 "$res/$f.json") in
 	bug)
-		tap_like "$meas" '^BUG \(fs/ext4/[a-z_]+\.c:[0-9]+\)$' \
+		tap_like "$(cell "$f" pin .measured.outcome)" '^BUG \(fs/ext4/[a-z_]+\.c:[0-9]+\)$' \
 			"$f: pin without FOLL_WRITE ends in a kernel BUG at a file:line in fs/ext4"
 		tap_like "$console" 'kernel BUG at .*fs/ext4/inode\.c:[0-9]+!' \
 			"$f: the console says 'kernel BUG at fs/ext4/inode.c:N!'"
-		tap_like "$kernel" '^mpage_prepare_extent_to_map \(fs/ext4/inode\.c:[0-9]+\)' \
+		tap_like "$(reports "$f" pin bug '.frames[0] | "\(.function) (\(.location))"')" \
+			'^mpage_prepare_extent_to_map \(fs/ext4/inode\.c:[0-9]+\)$' \
 			"$f: the symbolised trace starts in mpage_prepare_extent_to_map at fs/ext4/inode.c:N"
-		tap_like "$kernel" 'ext4_writepages \(fs/ext4/inode\.c:[0-9]+\)' \
+		tap_like "$(reports "$f" pin bug '.frames[] | "\(.function) (\(.location))"')" \
+			'^ext4_writepages \(fs/ext4/inode\.c:[0-9]+\)$' \
 			"$f: ... reached from ext4_writepages (fsync's writeback)"
+		tap_is "$(cell "$f" pin .measured.last_step.name)" fsync \
+			"$f: the guest's facts end in the fsync step"
 		;;
 	warn)
 		tap_like "$console" 'WARNING: .* at [^ ]*fs/ext4/inode\.c:[0-9]+ ext4_dirty_folio' \
@@ -70,19 +86,22 @@ for f in $(all_flavours); do
 			"$f: ext4 writeback says 'page 0 does not have buffers attached'"
 		tap_like "$console" '^repro-step 7: GUP_PIN_IOC_WRITE' \
 			"$f: the guest wrote the NEW pattern through the pin"
-		tap_like "$detail" 'pread=new ' \
+		tap_is "$(cell "$f" pin .measured.reads.guest)" new \
 			"$f: the guest's page cache holds NEW after fsync returned"
-		tap_like "$detail" 'host: old;' \
+		tap_is "$(cell "$f" pin .measured.reads.host)" old \
 			"$f: the host reads OLD from the disk image: the NEW data is lost"
 		;;
 	*)
-		tap_not_ok "$f: no evidence check for ext4 behaviour '$ext4'"
+		tap_not_ok "$f: no evidence check for ext4 behaviour '$(jq -r .ext4 "$res/$f.json")'"
 		;;
 	esac
-	run=$(field "$f" move-ext:get+write 10)
-	tap_like "$(tr -d '\r' <"$run/console.log" 2>/dev/null || true)" \
+	tap_like "$(tr -d '\r' <"$res/$(cell "$f" move-ext:get+write .console)" 2>/dev/null || true)" \
 		'^  the pinned page lost its buffer heads: move_extent_per_page' \
 		"$f: EXT4_IOC_MOVE_EXT frees the buffers of a page held by get_user_pages(FOLL_WRITE)"
+	tap_is "$(cell "$f" move-ext:get+write .measured.move_ext.buffers_released)" true \
+		"$f: ... and the guest's facts say so"
 done
+tap_is "$(jq '.flavours | length' "$res/run.json")" "$nflavours" \
+	"run.json lists the $nflavours flavours"
 
 tap_done
