@@ -1,7 +1,8 @@
 #!/bin/bash
-# The driver and gupctl in a guest of every flavour: the KTAP selftest
-# (round trips, page state, close-with-pins, bad input, concurrency), the
-# mission's interactive line, and a clean rmmod at the end.
+# The driver and gupctl in a guest of every flavour: driver_selftest on the
+# kernel's kselftest harness (round trips, page state, close-with-pins, bad
+# input, concurrency), the mission's interactive line, and a clean rmmod at
+# the end.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . qemu/lib.sh
@@ -18,7 +19,7 @@ for f in $(all_flavours); do
 		--report "$work/$f.report" --exec '
 		set -u
 		bash /lab/bin/guest-setup.sh || exit 90
-		driver_selftest /mnt/ext4 >/lab/out/selftest.ktap 2>&1
+		driver_selftest /mnt/ext4 >/lab/out/selftest.tap 2>&1
 		echo $? >/lab/out/selftest.status
 		gupctl pin --longterm --write /mnt/ext4/file.img </dev/null \
 			>/lab/out/pin.out 2>&1
@@ -30,11 +31,26 @@ for f in $(all_flavours); do
 	r=$work/$f.out
 	tap_is "$(report_get "$work/$f.report" kernel_verdict)" clean \
 		"$f: console clean (no oops/BUG/WARNING) through the driver tests"
-	tap_is "$(cat "$r/selftest.status" 2>/dev/null)" 0 "$f: driver_selftest KTAP suite passes"
-	if grep -q '^not ok' "$r/selftest.ktap" 2>/dev/null; then
-		grep '^not ok' "$r/selftest.ktap" | sed 's/^/# /'
-	fi
-	tap_like "$(cat "$r/selftest.ktap" 2>/dev/null)" '^1\.\.[0-9]+' "$f: selftest printed a KTAP plan"
+	# The 6.1 harness (tools/testing/selftests/kselftest_harness.h) prints
+	# TAP 13: a plan, "ok N name" or "ok N # SKIP why" or "not ok N name"
+	# (after its TH_LOG lines), "# PASSED: n / N tests passed." and
+	# "# Totals: ...".  A skipped test counts as passed there.
+	st=$(cat "$r/selftest.tap" 2>/dev/null || true)
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' <<<"$st")
+	tap_is "$(cat "$r/selftest.status" 2>/dev/null)" 0 "$f: driver_selftest exits 0"
+	tap_like "$plan" '^[1-9][0-9]*$' "$f: driver_selftest printed a TAP plan"
+	tap_is "$(grep -c '^not ok' <<<"$st")" 0 "$f: no driver_selftest test is 'not ok'"
+	grep -E '^not ok|^# [^ ]+\.c:[0-9]+:|^# [^ ]+: Test ' <<<"$st" | sed 's/^/# /' || true
+	summary=$(grep -E '^# (PASSED|FAILED): |^# Totals: ' <<<"$st" || true)
+	while read -r line; do
+		[ -z "$line" ] || echo "# $f: driver_selftest: ${line#\# }"
+	done <<<"$summary"
+	tap_like "$summary" "^# PASSED: $plan / $plan tests passed\.\$" \
+		"$f: the harness counts all $plan tests passed"
+	tap_like "$summary" '^# Totals: pass:[0-9]+ fail:0 xfail:0 xpass:0 skip:[0-9]+ error:0$' \
+		"$f: the harness totals have no failure and no error"
+	awk '/^#  RUN / { name = $3 } / # SKIP / { sub(/^.* # SKIP /, ""); print "# " f ": skipped " name ": " $0 }' \
+		f="$f" <<<"$st"
 
 	# gupctl pin --longterm --write on an ext4 MAP_SHARED file: 6.1 pins
 	# it; the v7 policy refuses it in check_vma_flags() with EFAULT.
