@@ -17,8 +17,8 @@ for f in $(all_flavours); do
 	set -e
 	printf '%-10s %-22s %-9s %ss\n' "$f" \
 		"$(cat "$report.out/release" 2>/dev/null || echo '(no answer)')" \
-		"$(sed -n 's/^kernel_verdict=//p' "$report")" \
-		"$(sed -n 's/^wall_seconds=//p' "$report")"
+		"$(jq -r .kernel_verdict "$report")" \
+		"$(jq -r .wall_seconds "$report")"
 	[ "$status" -eq 0 ] || bad=1
 	rm -rf "$report" "$report.out"
 done

@@ -75,8 +75,8 @@ for f in "${flavours[@]}"; do
 		--exec "FLAVOUR=$f POLICY=$policy; $guest" >"$tmp/$f.runner" 2>&1
 	status=$?
 	set -e
-	verdict=$(sed -n 's/^kernel_verdict=//p' "$tmp/$f.report" 2>/dev/null || true)
-	boot=$(sed -n 's/^wall_seconds=//p' "$tmp/$f.report" 2>/dev/null || true)
+	verdict=$(jq -r '.kernel_verdict // empty' "$tmp/$f.report" 2>/dev/null || true)
+	boot=$(jq -r '.wall_seconds // empty' "$tmp/$f.report" 2>/dev/null || true)
 	cp "$tmp/$f.run/console.log" "$out/$f.console.log" 2>/dev/null || true
 	cp "$guest_out/matrix.ktap" "$out/$f.ktap" 2>/dev/null || true
 	cat "$out/$f.ktap" 2>/dev/null || true

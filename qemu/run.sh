@@ -25,7 +25,7 @@ usage: qemu/run.sh --flavour F [options]
   --memory MB            guest memory (1024)
   --kvm                  use KVM after a probe boot succeeds (default TCG)
   --out DIR              keep the run's files here (default under the cache)
-  --report FILE          write key=value verdict lines to FILE
+  --report FILE          write the run's report (JSON) to FILE
   --allow-kernel-reports exit with the command's status even if the
                          kernel reported a problem (the report still says so)
   --quiet                do not stream the console
@@ -155,18 +155,15 @@ if [ -n "$results" ]; then
 	fi
 fi
 
-{
-	echo "flavour=$flavour"
-	echo "kernel_dir=$kdir"
-	echo "run_dir=$out"
-	echo "console=$out/console.log"
-	echo "scratch_image=$out/scratch.img"
-	echo "guest_status=${guest_status:-none}"
-	echo "kernel_verdict=$verdict"
-	echo "timed_out=$timed_out"
-	echo "wall_seconds=$(printf '%.1f' "$wall")"
-	echo "$scan" | sed -n 's/^first_report=/first_report=/p'
-} >"$out/report"
+# The run's report, JSON with named fields (docs/lab.md lists them).
+jq -n --arg flavour "$flavour" --arg kernel_dir "$kdir" --arg run_dir "$out" \
+	--arg console "$out/console.log" --arg scratch_image "$out/scratch.img" \
+	--argjson guest_status "${guest_status:-null}" --arg kernel_verdict "$verdict" \
+	--argjson timed_out "$([ "$timed_out" = 1 ] && echo true || echo false)" \
+	--argjson wall_seconds "$(printf '%.1f' "$wall")" \
+	--arg first_report "$(echo "$scan" | sed -n 's/^first_report=//p')" \
+	'$ARGS.named | .first_report |= (if . == "" then null else . end)' \
+	>"$out/report"
 [ -z "$report" ] || cp "$out/report" "$report"
 
 if [ "$verdict" != clean ]; then

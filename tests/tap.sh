@@ -42,7 +42,8 @@ tap_done() {
 	[ "$TAP_FAILED" -eq 0 ]
 }
 
-# report_get FILE KEY: a value from a qemu/run.sh --report file.
+# report_get FILE KEY: a field of a qemu/run.sh --report file (JSON);
+# empty when the field is null or the file is missing.
 report_get() {
-	sed -n "s/^$2=//p" "$1" | head -1
+	jq -r --arg k "$2" '.[$k] // empty' "$1" 2>/dev/null || true
 }
