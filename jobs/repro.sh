@@ -9,7 +9,8 @@
 #      `gupctl repro ext4-2018` for the cell (one cell per boot: ext4's
 #      WARN_ON_ONCE and the BUG are once per boot), read the file back
 #      from the scratch image on the host (debugfs, no mount: the guest's
-#      page cache cannot fool it), symbolise the console, and let
+#      page cache cannot fool it), list the console's kernel reports
+#      (qemu/scan-console.sh --reports), symbolise the console, and let
 #      `gupctl repro judge` measure and compare;
 #   3. per flavour: `gupctl repro collect` writes FLAVOUR.json and
 #      FLAVOUR.ktap into the results directory (docs/results.md).
@@ -38,6 +39,17 @@ usage: jobs/repro.sh [options]
   --keep-images    keep each boot's directory with its scratch and control
                    images (default: deleted once read, ~20 MB per cell)
 USAGE
+}
+
+# decode_console KDIR CONSOLE OUT: CONSOLE symbolised by the flavour's own
+# tree, one line per console line, so that a report's console line (as
+# scan-console.sh --reports gives it) finds its trace in OUT: a "Code:"
+# line stays as it is (decode_stacktrace.sh would add a disassembly).
+decode_console() {
+	awk '{ print index($0, "Code:") ? "" : $0 }' "$2" |
+		"$1/src/scripts/decode_stacktrace.sh" "$1/build/vmlinux" "$1/src" 2>/dev/null |
+		awk 'NR == FNR { if (index($0, "Code:")) code[FNR] = $0; next }
+			{ print (FNR in code) ? code[FNR] : $0 }' "$2" - >"$3"
 }
 
 quick=() results='' keep_images=0 flavours=()
@@ -94,8 +106,8 @@ for f in "${flavours[@]}"; do
 		"$gupctl" repro ext4-2018 --expect "${args[@]}" "${flavour_args[@]}" |
 			sed "s/^repro-expect: \(.*\) because /== $f $label: expect \1\n   because /"
 		judge_in=(--not-run "$why")
+		boot=$work/$f-$name
 		if [ -z "$why" ]; then
-			boot=$work/$f-$name
 			qemu/run.sh --flavour "$f" --files "$work/stage-$f" --quiet \
 				--allow-kernel-reports --timeout 180 --report "$c.report" \
 				--out "$boot" --results "$boot.out" \
@@ -109,17 +121,22 @@ for f in "${flavours[@]}"; do
 			rm -f "$c.host-read"
 			[ -z "$file" ] ||
 				debugfs -R "cat /${file#/mnt/ext4/}" "$boot/scratch.img" >"$c.host-read" 2>/dev/null || true
-			# symbolise the console with the flavour's own tree
-			"$kdir/src/scripts/decode_stacktrace.sh" "$kdir/build/vmlinux" "$kdir/src" \
-				<"$c.console.log" >"$c.console.decoded" 2>/dev/null || rm -f "$c.console.decoded"
-			[ "$keep_images" = 1 ] || rm -rf "$boot" "$boot.out"
+			# the console's kernel reports, then their traces symbolised
+			rm -f "$boot.reports.json"
+			[ ! -f "$c.console.log" ] ||
+				qemu/scan-console.sh --reports "$c.console.log" >"$boot.reports.json" ||
+				rm -f "$boot.reports.json"
+			decode_console "$kdir" "$c.console.log" "$c.console.decoded" ||
+				rm -f "$c.console.decoded"
 			judge_in=(--guest-json "$c.guest.json" --report "$c.report"
-				--console "$c.console.log" --decoded "$c.console.decoded"
+				--console "$c.console.log" --reports "$boot.reports.json"
+				--decoded "$c.console.decoded"
 				--host-read "$c.host-read" --runner-log "$c.runner.log")
 		fi
 		"$gupctl" repro judge "${args[@]}" "${flavour_args[@]}" --flavour "$f" \
 			"${judge_in[@]}" --console-name "$f/$name.console.log" -o "$work/$f-$name.json" ||
 			true
+		[ "$keep_images" = 1 ] || rm -rf "$boot" "$boot.out" "$boot.reports.json"
 		cell_docs+=("$work/$f-$name.json")
 	done < <(jq -c '.[]' "$work/cells.json")
 

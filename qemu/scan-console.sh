@@ -4,7 +4,8 @@
 # first report with its trace symbolised against the flavour's vmlinux.
 #   scan-console.sh LOG [FLAVOUR_DIR]    (prints "verdict=KIND" first)
 #   scan-console.sh --reports LOG        every report as JSON: [{"line",
-#                                        "kind", "title", "location"}]
+#                                        "kind", "severity", "title",
+#                                        "location"}], in console order
 set -euo pipefail
 
 list=0
@@ -27,19 +28,23 @@ patterns=(
 )
 
 if [ "$list" = 1 ]; then
-	# Each matching line once, as the most severe kind it matches; the
-	# title without the printk time stamp; file:line where it says one
-	# (WARNING ... at FILE:LINE, kernel BUG at FILE:LINE!), from the
-	# source root (an O= build says ../src/mm/gup.c).
-	for entry in "${patterns[@]}"; do
-		grep -nE "${entry#*:}" "$log" | sed "s/^/${entry%%:*}:/" || true
+	# Each matching line once, as the most severe kind it matches, with
+	# that kind's severity (0 the most severe: the order of patterns);
+	# the title without the printk time stamp; file:line where it says
+	# one (WARNING ... at FILE:LINE, kernel BUG at FILE:LINE!), from the
+	# source root (an O= build says ../src/mm/gup.c).  "---[ end Kernel
+	# panic ..." closes the panic's report, it starts none.
+	for i in "${!patterns[@]}"; do
+		entry=${patterns[$i]}
+		grep -nE "${entry#*:}" "$log" | sed "s/^/${entry%%:*}:$i:/" || true
 	done | jq -Rn '[inputs
-		| capture("^(?<kind>[^:]+):(?<line>[0-9]+):(?<title>.*)$")
-		| .line |= tonumber
+		| capture("^(?<kind>[^:]+):(?<severity>[0-9]+):(?<line>[0-9]+):(?<title>.*)$")
+		| .line |= tonumber | .severity |= tonumber
 		| .title |= (sub("\r$"; "") | sub("^\\[ *[0-9]+\\.[0-9]+\\] "; ""))
+		| select(.title | startswith("---[ end ") | not)
 		| .location = ((.title | capture(" at (?<l>[^ !]+:[0-9]+)") | .l
 			      | sub("^(\\.\\./)*src/"; "")) // null)]
-		| group_by(.line) | map(.[0])'
+		| group_by(.line) | map(min_by(.severity))'
 	exit 0
 fi
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kreports.h"
 #include "matrix_json.h"
 
 /* A marker on the console (gupctl.h, matrix_mark()). */
@@ -130,44 +131,28 @@ static const struct marker *marker_before(const struct markers *ms,
 static int attribute_reports(const char *path, const struct markers *ms,
 			     json_t **out)
 {
-	json_t *list = matrix_json_read_file(path, "report"), *j, *a, *cell;
 	const struct marker *m;
-	json_int_t line;
+	struct kreports k;
+	json_t *a, *cell;
 	size_t i;
+	int ret = kreports_load(path, "report", &k);
 
-	if (!list)
-		return GUPCTL_EXIT_USAGE;
-	if (!json_is_array(list)) {
-		json_decref(list);
-		return collect_error(path, "not an array (qemu/scan-console.sh --reports)");
-	}
+	if (ret)
+		return ret;
 	a = json_array();
-	json_array_foreach(list, i, j) {
-		json_t *kind = json_object_get(j, "kind");
-		json_t *title = json_object_get(j, "title");
-		json_t *loc = json_object_get(j, "location");
-
-		line = json_integer_value(json_object_get(j, "line"));
-		if (!json_is_string(kind) || !json_is_string(title) || line < 1 ||
-		    !(json_is_string(loc) || json_is_null(loc))) {
-			json_decref(list);
-			json_decref(a);
-			return collect_error(path,
-					     "[%zu]: want \"line\" (1..), \"kind\", \"title\" and \"location\" (string or null)",
-					     i);
-		}
-		m = marker_before(ms, line);
+	for (i = 0; i < k.nr; i++) {
+		m = marker_before(ms, k.r[i].line);
 		cell = m && m->index != MATRIX_MARK_NONE ?
 		       json_integer(m->index + 1) : json_null();
-		json_array_append_new(a, json_pack("{s:O, s:O, s:O, s:I, s:s?, s:o, s:b}",
-						   "kind", kind, "title", title,
-						   "location", loc,
-						   "console_line", line,
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s?, s:i, s:s?, s:o, s:b}",
+						   "kind", k.r[i].kind, "title", k.r[i].title,
+						   "location", k.r[i].location,
+						   "console_line", k.r[i].line,
 						   "step", m ? m->step : NULL,
 						   "cell", cell,
 						   "expected", false));
 	}
-	json_decref(list);
+	kreports_free(&k);
 	*out = a;
 	return 0;
 }

@@ -89,8 +89,6 @@ void repro_fill_pattern(char *buf, size_t len, const char *tag);
 const char *repro_classify(const char *buf, size_t len);
 
 /* Host-only subcommands (repro_judge.c, repro_report.c). */
-/* Severity of a kernel verdict: 0 the most severe; clean, then unknown last. */
-int repro_verdict_rank(const char *verdict);
 int repro_judge(int argc, char **argv);
 int repro_collect(int argc, char **argv);
 int repro_report(int argc, char **argv);

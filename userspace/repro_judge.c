@@ -5,10 +5,12 @@
  *
  *   - the guest's facts (gupctl repro ext4-2018 --json: pinned or errno,
  *     the guest's reads, the last step begun);
- *   - the runner's report (qemu/run.sh --report: key=value lines, the
- *     kernel verdict and the guest's exit status);
- *   - the console, symbolised (decode_stacktrace.sh) or raw: every kernel
- *     report on it, with its trace trimmed, and ext4's warnings;
+ *   - the runner's report (qemu/run.sh --report's JSON: the kernel
+ *     verdict, the guest's exit status);
+ *   - the console's kernel reports as qemu/scan-console.sh --reports lists
+ *     them (kreports.h), each with its trace, trimmed, from the console
+ *     symbolised by decode_stacktrace.sh (or raw), found by its line;
+ *     and ext4's warnings;
  *   - the file as the host read it back from the scratch image (debugfs):
  *     the guest's page cache cannot fool that read.
  *
@@ -24,6 +26,8 @@
 #include <jansson.h>
 
 #include "gupctl.h"
+#include "kreports.h"
+#include "matrix_json.h"
 #include "repro.h"
 
 #define JUDGE_MAX_FRAMES	10
@@ -35,6 +39,7 @@ struct judge_opts {
 	const char *flavour;
 	const char *guest_json;
 	const char *report;
+	const char *reports;
 	const char *console;
 	const char *decoded;
 	const char *host_read;
@@ -43,50 +48,6 @@ struct judge_opts {
 	const char *console_name;
 	const char *out;
 };
-
-/*
- * The kinds of kernel report, most severe first: qemu/scan-console.sh's
- * verdicts, which the runner's report carries.  Here they split a console
- * into its reports; the verdict itself stays the runner's.
- */
-static const struct {
-	const char *kind;
-	const char *text[4];		/* any of these on a line starts one */
-} report_kinds[] = {
-	{ "panic",	{ "Kernel panic - not syncing" } },
-	{ "bug",	{ "kernel BUG at", "BUG: ", "general protection fault", "UBSAN: " } },
-	{ "oops",	{ "Oops: ", "Oops#" } },
-	{ "hung-task",	{ "blocked for more than" } },
-	{ "warning",	{ "WARNING: ", "WARNING at " } },
-	{ "leak",	{ "unreferenced object" } },
-};
-
-#define NR_REPORT_KINDS	ARRAY_SIZE(report_kinds)
-
-/* The kind of report @line starts, or NULL. */
-static const char *report_kind(const char *line)
-{
-	size_t k, i;
-
-	if (!strncmp(line, "---[ end ", 9))	/* "---[ end Kernel panic ..." */
-		return NULL;
-	for (k = 0; k < NR_REPORT_KINDS; k++)
-		for (i = 0; i < 4 && report_kinds[k].text[i]; i++)
-			if (strstr(line, report_kinds[k].text[i]))
-				return report_kinds[k].kind;
-	return NULL;
-}
-
-/* Severity rank of a verdict (0 most severe); clean and unknown last. */
-int repro_verdict_rank(const char *verdict)
-{
-	size_t k;
-
-	for (k = 0; verdict && k < NR_REPORT_KINDS; k++)
-		if (!strcmp(report_kinds[k].kind, verdict))
-			return k;
-	return verdict && !strcmp(verdict, "clean") ? NR_REPORT_KINDS : NR_REPORT_KINDS + 1;
-}
 
 /*
  * Paths from the source root on: "../src/fs/x.c" and, decoded,
@@ -191,8 +152,7 @@ static bool frame_is_last(json_t *f)
 }
 
 struct report_parse {
-	json_t *rep;			/* the report being read, or NULL */
-	unsigned int lines;
+	json_t *rep;			/* the report being read */
 	bool rip, in_trace, trace_done, frames_done;
 };
 
@@ -213,48 +173,11 @@ static void add_frame(struct report_parse *rp, const char *s)
 		rp->frames_done = true;
 }
 
-/* The location a report's first line names: "kernel BUG at X!", "... at X func". */
-static json_t *report_location(const char *kind, const char *title)
+/* A line of a report after its first: the RIP, the call trace. */
+static void trace_line(struct report_parse *rp, const char *line)
 {
-	char loc[256];
-	const char *p = NULL;
-	size_t n;
+	const char *p;
 
-	if (!strcmp(kind, "bug") || !strcmp(kind, "warning"))
-		p = strstr(title, " at ");
-	if (!p)
-		return json_null();
-	p += 4;
-	n = strcspn(p, " !");
-	snprintf(loc, sizeof(loc), "%.*s", (int)n, p);
-	return json_string(loc);
-}
-
-/* Read one console line into the parse: a new report, a frame, the end. */
-static void console_line(struct report_parse *rp, json_t *reports, json_t *ext4,
-			 char *line)
-{
-	const char *kind = report_kind(line), *p = strstr(line, "EXT4-fs warning");
-
-	if (p) {
-		p = strstr(p, "): ");
-		json_array_append_new(ext4, json_string(p ? p + 3 : line));
-		return;
-	}
-	if (kind) {
-		*rp = (struct report_parse){
-			.rep = json_pack("{s:s, s:s, s:o, s:[]}", "kind", kind, "title", line,
-					 "location", report_location(kind, line), "frames"),
-		};
-		json_array_append_new(reports, rp->rep);
-		return;
-	}
-	if (!rp->rep)
-		return;
-	if (++rp->lines > JUDGE_REPORT_LINES || !strncmp(line, "---[ end trace", 14)) {
-		rp->rep = NULL;
-		return;
-	}
 	if (rp->trace_done)
 		return;
 	p = rp->rip ? NULL : strstr(line, "RIP: ");
@@ -271,54 +194,166 @@ static void console_line(struct report_parse *rp, json_t *reports, json_t *ext4,
 	}
 }
 
-/*
- * Every kernel report on the console (@path), and ext4's warnings.  The
- * reports' "frames": the RIP first, then the call trace without the guess
- * unwinder's leftovers, up to the system call or the driver's ioctl.
- */
-static int parse_console(const char *path, json_t *reports, json_t *ext4)
-{
-	struct report_parse rp = { 0 };
-	FILE *f = fopen(path, "r");
-	char *line = NULL, *s;
-	size_t size = 0;
-	ssize_t n;
+/* A console's lines, without time stamps, paths from the source root on. */
+struct console {
+	char **line;
+	size_t nr;
+};
 
+static void console_free(struct console *c)
+{
+	while (c->nr)
+		free(c->line[--c->nr]);
+	free(c->line);
+	c->line = NULL;
+}
+
+static int console_read(const char *path, struct console *c)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, *s, **more;
+	size_t size = 0, cap = 0;
+	ssize_t n;
+	int ret = 0;
+
+	memset(c, 0, sizeof(*c));
 	if (!f)
 		return -errno;
-	while ((n = getline(&line, &size, f)) >= 0) {
+	while (!ret && (n = getline(&line, &size, f)) >= 0) {
 		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r' ||
 				 line[n - 1] == ' '))
 			line[--n] = '\0';
 		s = strip_time(line);
 		strip_src_paths(s);
-		console_line(&rp, reports, ext4, s);
+		if (c->nr == cap) {
+			cap = cap ? 2 * cap : 256;
+			more = realloc(c->line, cap * sizeof(*more));
+			if (!more) {
+				ret = -ENOMEM;
+				break;
+			}
+			c->line = more;
+		}
+		c->line[c->nr] = strdup(s);
+		if (!c->line[c->nr++])
+			ret = -ENOMEM;
 	}
 	free(line);
 	fclose(f);
+	if (ret)
+		console_free(c);
+	return ret;
+}
+
+/*
+ * Report @i of @k as the cell's JSON, its "frames" from @c: the RIP first,
+ * then the call trace without the guess unwinder's leftovers, up to the
+ * system call or the driver's ioctl.  The report's lines are those after
+ * its first, up to the next report, the end of the trace or
+ * JUDGE_REPORT_LINES.
+ */
+static json_t *report_json(const struct kreports *k, size_t i, const struct console *c)
+{
+	const struct kreport *r = &k->r[i];
+	struct report_parse rp = { 0 };
+	size_t n, end = r->line + JUDGE_REPORT_LINES;
+
+	if (i + 1 < k->nr && k->r[i + 1].line <= end)
+		end = k->r[i + 1].line - 1;
+	rp.rep = json_pack("{s:s, s:i, s:s, s:s?, s:i, s:[]}", "kind", r->kind,
+			   "severity", r->severity, "title", r->title, "location", r->location,
+			   "console_line", r->line, "frames");
+	/* c->line[n] is console line n + 1: from the line after the first */
+	for (n = r->line; rp.rep && n < end && n < c->nr; n++) {
+		if (!strncmp(c->line[n], "---[ end trace", 14))
+			break;
+		trace_line(&rp, c->line[n]);
+	}
+	return rp.rep;
+}
+
+/*
+ * The console's kernel reports (@reports: scan-console.sh --reports of
+ * @console) with their traces from @decoded, which has the console's
+ * lines one for one (jobs/repro.sh); or from @console if @decoded is
+ * missing or has other lines.  ext4's warnings too.  0, or -errno.
+ */
+static int read_reports(const struct judge_opts *o, json_t *reports, json_t *ext4)
+{
+	struct console raw, dec = { 0 }, *c = &raw;
+	struct kreports k;
+	const char *p;
+	size_t i;
+	int ret;
+
+	ret = console_read(o->console, &raw);
+	if (ret)
+		return ret;
+	if (kreports_load(o->reports, "repro judge", &k)) {
+		console_free(&raw);
+		return -EINVAL;
+	}
+	if (o->decoded && !access(o->decoded, F_OK)) {
+		ret = console_read(o->decoded, &dec);
+		if (!ret && dec.nr == raw.nr)
+			c = &dec;
+		else
+			fprintf(stderr,
+				"gupctl repro judge: %s: %s: the traces come from %s, not symbolised\n",
+				o->decoded,
+				ret ? strerror(-ret) : "not the console's lines one for one",
+				o->console);
+	}
+	for (i = 0; i < k.nr; i++)
+		json_array_append_new(reports, report_json(&k, i, c));
+	for (i = 0; i < c->nr; i++) {
+		p = strstr(c->line[i], "EXT4-fs warning");
+		if (!p)
+			continue;
+		p = strstr(p, "): ");
+		json_array_append_new(ext4, json_string(p ? p + 3 : c->line[i]));
+	}
+	kreports_free(&k);
+	console_free(&raw);
+	console_free(&dec);
 	return 0;
 }
 
-/* A value of the runner's key=value report, or NULL (a static buffer). */
-static const char *report_get(const char *path, const char *key)
-{
-	static char value[512];
-	char line[1024];
-	size_t n = strlen(key);
-	FILE *f = fopen(path, "r");
-	const char *ret = NULL;
+/* What the runner's report says; @verdict NULL: there is none. */
+struct runner {
+	json_t *doc;
+	const char *verdict;	/* kernel_verdict */
+	json_t *status;		/* guest_status: a number, or null */
+	bool timed_out;
+};
 
-	if (!f)
-		return NULL;
-	while (!ret && fgets(line, sizeof(line), f)) {
-		if (strncmp(line, key, n) || line[n] != '=')
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		snprintf(value, sizeof(value), "%s", line + n + 1);
-		ret = value;
-	}
-	fclose(f);
-	return ret;
+/*
+ * qemu/run.sh --report's JSON at @path: 0 (a missing file leaves
+ * @r->verdict NULL), or GUPCTL_EXIT_USAGE after saying what is wrong.
+ */
+static int runner_read(const char *path, struct runner *r)
+{
+	json_t *t;
+
+	memset(r, 0, sizeof(*r));
+	if (!path || access(path, F_OK))
+		return 0;
+	r->doc = matrix_json_read_file(path, "repro judge");
+	if (!r->doc)
+		return GUPCTL_EXIT_USAGE;
+	r->verdict = json_string_value(json_object_get(r->doc, "kernel_verdict"));
+	r->status = json_object_get(r->doc, "guest_status");
+	t = json_object_get(r->doc, "timed_out");
+	r->timed_out = json_is_true(t);
+	if (r->verdict && (json_is_integer(r->status) || json_is_null(r->status)) &&
+	    json_is_boolean(t))
+		return 0;
+	fprintf(stderr,
+		"gupctl repro judge: %s: want \"kernel_verdict\" (string), \"guest_status\" (number or null) and \"timed_out\" (bool) (qemu/run.sh --report)\n",
+		path);
+	json_decref(r->doc);
+	memset(r, 0, sizeof(*r));
+	return GUPCTL_EXIT_USAGE;
 }
 
 /* The host's read: "missing" (no file, empty) or how its first page compares. */
@@ -403,14 +438,18 @@ static bool ext4_no_buffers(json_t *ext4)
  * kernel said (BUG first: it ends the run), the pin's answer, then the
  * host's read with the kernel's verdict.
  */
-static void measure(const struct judge_opts *o, json_t *guest, json_t *reports,
-		    json_t *ext4, const char *verdict, const char *status,
-		    const char *host, char *out, size_t size)
+static void measure(json_t *guest, json_t *reports, json_t *ext4, const char *not_run,
+		    const struct runner *run, const char *host, char *out, size_t size)
 {
 	const char *pinned = str_of(guest, "pinned"), *loc = NULL, *step;
+	const char *verdict = run->verdict;
 	json_t *reads = json_object_get(guest, "reads"), *r;
-	char step_buf[64], host_uc[32];
+	char step_buf[64], host_uc[32], status[32] = "none";
 	size_t i;
+
+	if (json_is_integer(run->status))
+		snprintf(status, sizeof(status), "%lld",
+			 (long long)json_integer_value(run->status));
 
 	snprintf(host_uc, sizeof(host_uc), "%s", host);
 	upper(host_uc);
@@ -421,10 +460,8 @@ static void measure(const struct judge_opts *o, json_t *guest, json_t *reports,
 			break;
 		}
 	}
-	if (o->not_run) {
-		snprintf(out, size, "not run (%s)", o->not_run);
-	} else if (!verdict) {
-		snprintf(out, size, "not run (no run report)");
+	if (not_run) {
+		snprintf(out, size, "not run (%s)", not_run);
 	} else if (loc) {
 		step = last_step(guest, step_buf, sizeof(step_buf));
 		snprintf(out, size, "BUG (%s)%s%s", loc,
@@ -435,8 +472,8 @@ static void measure(const struct judge_opts *o, json_t *guest, json_t *reports,
 			 strcmp(verdict, "clean") ? " + kernel " : "",
 			 strcmp(verdict, "clean") ? verdict : "");
 	} else if (!json_is_object(reads)) {
-		snprintf(out, size, "not run (guest status %s, verdict %s, last step %s)",
-			 status ? status : "none", verdict,
+		snprintf(out, size, "not run (guest status %s%s, verdict %s, last step %s)",
+			 status, run->timed_out ? ", timed out" : "", verdict,
 			 last_step(guest, step_buf, sizeof(step_buf)));
 	} else if (!strcmp(verdict, "warning") && strcmp(host, "new") && ext4_no_buffers(ext4)) {
 		snprintf(out, size, "WARNING + data lost (host reads %s)", host_uc);
@@ -484,8 +521,7 @@ static json_t *expected_json(const struct repro_expectation *e)
  * the runner's verdict, the guest's facts as it left them, ext4's warnings.
  */
 static json_t *measured_json(const char *outcome, json_t *guest, const char *host,
-			     const char *status, const char *verdict, json_t *ext4,
-			     json_t *runner_said)
+			     const struct runner *run, json_t *ext4, json_t *runner_said)
 {
 	static const char * const facts[] = {
 		"last_step", "fsync", "buffers_after_pin", "move_ext", "failed",
@@ -493,12 +529,12 @@ static json_t *measured_json(const char *outcome, json_t *guest, const char *hos
 	json_t *reads = json_object_get(guest, "reads"), *m, *v;
 	size_t i;
 
-	m = json_pack("{s:s, s:s?, s:{s:s?, s:s?, s:s?, s:s}, s:s?, s:s?, s:s?}",
+	m = json_pack("{s:s, s:s?, s:{s:s?, s:s?, s:s?, s:s}, s:O?, s:s?, s:s?}",
 		      "outcome", outcome, "pinned", str_of(guest, "pinned"),
 		      "reads", "guest", str_of(reads, "guest"),
 		      "direct", str_of(reads, "direct"),
 		      "evicted", str_of(reads, "evicted"), "host", host,
-		      "guest_status", status, "kernel_verdict", verdict,
+		      "guest_status", run->status, "kernel_verdict", run->verdict,
 		      "kernel_release", str_of(guest, "kernel_release"));
 	for (i = 0; m && i < ARRAY_SIZE(facts); i++) {
 		v = json_object_get(guest, facts[i]);
@@ -550,13 +586,30 @@ static void print_reports(json_t *reports)
 	}
 }
 
+/*
+ * Why the cell counts as not run, or NULL: it was not booted, or a boot
+ * input is missing.  Reads the runner's report into @run.
+ */
+static const char *not_run_why(const struct judge_opts *o, struct runner *run)
+{
+	if (o->not_run)
+		return o->not_run;
+	if (!run->verdict)
+		return "no run report";
+	if (!o->console || access(o->console, R_OK))
+		return "no console";
+	if (!o->reports || access(o->reports, R_OK))
+		return "no list of the console's kernel reports";
+	return NULL;
+}
+
 static int judge(const struct judge_opts *o)
 {
 	struct repro_expectation e;
+	struct runner run = { 0 };
 	char label[REPRO_LABEL_MAX], meas[256];
-	const char *verdict = NULL, *status = NULL, *host, *console, *v;
-	char verdict_buf[64] = "", status_buf[64] = "";
-	json_t *guest, *reports = json_array(), *ext4 = json_array(), *r, *cell, *said;
+	const char *host, *not_run;
+	json_t *guest, *reports = json_array(), *ext4 = json_array(), *r, *cell = NULL, *said;
 	bool match;
 	size_t i;
 	int ret;
@@ -564,22 +617,20 @@ static int judge(const struct judge_opts *o)
 	repro_cell_label(&o->cell, label, sizeof(label));
 	repro_expect(o->fl.policy, o->fl.ext4, o->fl.bug_site, &o->cell, &e);
 	guest = load_guest(o, label);
-	if (!guest)
-		return GUPCTL_EXIT_USAGE;
-	if (o->report && !o->not_run) {
-		v = report_get(o->report, "kernel_verdict");
-		if (v)
-			verdict = strncpy(verdict_buf, v, sizeof(verdict_buf) - 1);
-		v = report_get(o->report, "guest_status");
-		if (v)
-			status = strncpy(status_buf, v, sizeof(status_buf) - 1);
+	ret = guest ? 0 : GUPCTL_EXIT_USAGE;
+	if (!ret && !o->not_run)
+		ret = runner_read(o->report, &run);
+	if (ret)
+		goto out;
+	not_run = not_run_why(o, &run);
+	if (!not_run && read_reports(o, reports, ext4)) {
+		ret = GUPCTL_EXIT_USAGE;
+		goto out;
 	}
-	console = o->decoded && !access(o->decoded, R_OK) ? o->decoded : o->console;
-	/* a report without its console is no run either */
-	if (verdict && (!console || parse_console(console, reports, ext4)))
-		verdict = NULL;
-	host = o->not_run || !verdict ? "missing" : host_read(o->host_read);
-	measure(o, guest, reports, ext4, verdict, status, host, meas, sizeof(meas));
+	if (not_run)
+		run.verdict = NULL;
+	host = not_run ? "missing" : host_read(o->host_read);
+	measure(guest, reports, ext4, not_run, &run, host, meas, sizeof(meas));
 
 	match = !strcmp(meas, e.outcome);
 	json_array_foreach(reports, i, r) {
@@ -597,9 +648,9 @@ static int judge(const struct judge_opts *o)
 			 "write", !!(o->cell.flags & GUP_PIN_FLAG_WRITE));
 	if (cell) {
 		json_object_set_new(cell, "expected", expected_json(&e));
-		said = verdict ? json_null() : tail_of(o->runner_log, 3);
-		json_object_set_new(cell, "measured", measured_json(meas, guest, host, status,
-								    verdict, ext4, said));
+		said = run.verdict ? json_null() : tail_of(o->runner_log, 3);
+		json_object_set_new(cell, "measured", measured_json(meas, guest, host, &run,
+								    ext4, said));
 		json_object_set(cell, "kernel_reports", reports);
 		json_object_set_new(cell, "match", json_boolean(match));
 		json_object_set_new(cell, "console", json_string(o->console_name ?
@@ -607,25 +658,30 @@ static int judge(const struct judge_opts *o)
 	}
 	if (!cell) {
 		fprintf(stderr, "gupctl repro judge: out of memory\n");
-		return GUPCTL_EXIT_USAGE;
+		ret = GUPCTL_EXIT_USAGE;
+		goto out;
 	}
 	ret = o->out ? json_dump_file(cell, o->out, JSON_INDENT(2)) :
 	      json_dumpf(cell, stdout, JSON_INDENT(2));
 	if (ret) {
 		fprintf(stderr, "gupctl repro judge: cannot write %s: %s\n",
 			o->out ? o->out : "stdout", strerror(errno));
-		return GUPCTL_EXIT_USAGE;
+		ret = GUPCTL_EXIT_USAGE;
+		goto out;
 	}
 	if (o->out) {
 		printf("   %s: measured %s%s%s\n", match ? "MATCH" : "MISMATCH", meas,
 		       match ? "" : ", expected ", match ? "" : e.outcome);
 		print_reports(reports);
 	}
+	ret = match ? GUPCTL_EXIT_OK : GUPCTL_EXIT_REFUSED;
+out:
 	json_decref(cell);
 	json_decref(guest);
+	json_decref(run.doc);
 	json_decref(reports);
 	json_decref(ext4);
-	return match ? GUPCTL_EXIT_OK : GUPCTL_EXIT_REFUSED;
+	return ret;
 }
 
 int repro_judge(int argc, char **argv)
@@ -651,9 +707,10 @@ int repro_judge(int argc, char **argv)
 		REPRO_GOPT_SITE(&o.fl),
 		GOPT_GROUP("What the boot left (a missing one: the cell did not run)"),
 		GOPT_STRING(0, "guest-json", &o.guest_json, "FILE", "the guest's facts (--json)"),
-		GOPT_STRING(0, "report", &o.report, "FILE",
-			    "qemu/run.sh --report's key=value file"),
+		GOPT_STRING(0, "report", &o.report, "FILE", "qemu/run.sh --report's JSON"),
 		GOPT_STRING(0, "console", &o.console, "FILE", "the serial console"),
+		GOPT_STRING(0, "reports", &o.reports, "FILE",
+			    "qemu/scan-console.sh --reports of the console"),
 		GOPT_STRING(0, "decoded", &o.decoded, "FILE",
 			    "the console through decode_stacktrace.sh (read instead)"),
 		GOPT_STRING(0, "host-read", &o.host_read, "FILE",

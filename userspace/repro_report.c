@@ -44,6 +44,12 @@ static json_t *load(const char *cmd, const char *path)
 
 /* ---- collect ---- */
 
+/* A kernel report's severity (scan-console.sh's: 0 the most severe). */
+static json_int_t severity(json_t *report)
+{
+	return json_integer_value(json_object_get(report, "severity"));
+}
+
 static int write_ktap(const char *path, json_t *doc)
 {
 	json_t *cells = json_object_get(doc, "cells"), *c;
@@ -78,12 +84,17 @@ static int write_ktap(const char *path, json_t *doc)
 	return fclose(f) ? -errno : 0;
 }
 
+/*
+ * The flavour's document from its cells.  Its kernel verdict is the kind
+ * of its most severe report (the verdict the runner gave that boot: the
+ * same patterns), "clean" if cells booted without one, null if none did.
+ */
 static int collect(const char *input_hash, const char *release, const char *json_out,
 		   const char *ktap_out, int nr, char **files)
 {
-	json_t *doc, *cells = json_array(), *reports = json_array(), *c, *r;
-	const char *worst = NULL, *v, *first = NULL;
-	bool all_match = true;
+	json_t *doc, *cells = json_array(), *reports = json_array(), *c, *r, *worst = NULL;
+	const char *v, *first = NULL;
+	bool all_match = true, booted = false;
 	size_t j;
 	int i, err;
 
@@ -100,12 +111,13 @@ static int collect(const char *input_hash, const char *release, const char *json
 			json_decref(c);
 			goto bad;
 		}
-		json_array_foreach(json_object_get(c, "kernel_reports"), j, r)
+		json_array_foreach(json_object_get(c, "kernel_reports"), j, r) {
 			json_array_append(reports, r);
+			if (!worst || severity(r) < severity(worst))
+				worst = r;
+		}
 		json_object_del(c, "kernel_reports");
-		v = str_of(json_object_get(c, "measured"), "kernel_verdict");
-		if (v && (!worst || repro_verdict_rank(v) < repro_verdict_rank(worst)))
-			worst = v;
+		booted |= !!str_of(json_object_get(c, "measured"), "kernel_verdict");
 		if (!release)
 			release = str_of(json_object_get(c, "measured"), "kernel_release");
 		all_match &= json_is_true(json_object_get(c, "match"));
@@ -116,7 +128,8 @@ static int collect(const char *input_hash, const char *release, const char *json
 			"job", "repro", "flavour", str_of(c, "flavour"),
 			"policy", str_of(c, "policy"), "ext4", str_of(c, "ext4"),
 			"kernel_release", release, "input_hash", input_hash,
-			"kernel_verdict", worst, "cells", cells, "kernel_reports", reports);
+			"kernel_verdict", worst ? str_of(worst, "kind") : booted ? "clean" : NULL,
+			"cells", cells, "kernel_reports", reports);
 	err = doc ? json_dump_file(doc, json_out, JSON_INDENT(2)) : -1;
 	if (err) {
 		fprintf(stderr, "gupctl repro collect: cannot write %s\n", json_out);
@@ -267,7 +280,8 @@ static void md_row(struct md *md, json_t *doc, json_t *cell)
 }
 
 /* The page: a header, the table (in @table), the reasons and the traces. */
-static void write_page(FILE *f, json_t *run, const struct md *md, FILE *table)
+static void write_page(FILE *f, const char *dir, json_t *run, const struct md *md,
+		       FILE *table)
 {
 	json_t *pkg = json_object_get(run, "source_package"), *v;
 	char buf[4096];
@@ -277,11 +291,11 @@ static void write_page(FILE *f, json_t *run, const struct md *md, FILE *table)
 		"     of `make repro`: do not edit; run the job and make docs again. -->\n");
 	fprintf(f, "# The ext4-2018 reproduction: measured\n\n");
 	fprintf(f, "What [repro-ext4-2018.md](repro-ext4-2018.md) describes, as\n"
-		"`jobs/repro.sh` ran it on %s %s\n(commit `%s`, %s, %.0f s):\n"
+		"`jobs/repro.sh` ran it on %s %s\n(results `%s`, commit `%s`, %s, %.0f s):\n"
 		"%u cells, %u as expected.\n"
 		"The reads column shows the guest's page cache, the guest's `O_DIRECT`\n"
 		"read and the host's read of the image.\n\n",
-		str_of(pkg, "name") ?: "?", str_of(pkg, "version") ?: "?",
+		str_of(pkg, "name") ?: "?", str_of(pkg, "version") ?: "?", dir,
 		str_of(run, "commit") ?: "?", str_of(run, "date") ?: "?",
 		json_number_value(json_object_get(run, "wall_seconds")),
 		md->cells, md->matches);
@@ -341,7 +355,7 @@ static int report(const char *dir, const char *out)
 	}
 	f = out ? fopen(out, "w") : stdout;
 	if (f) {
-		write_page(f, run, &md, md.f);
+		write_page(f, dir, run, &md, md.f);
 		if (out && fclose(f))
 			f = NULL;
 	}

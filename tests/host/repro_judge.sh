@@ -40,10 +40,14 @@ facts() {
 		fsync: null, failed: null, finished: ($g != "")}' >"$1"
 }
 
-# report FILE VERDICT STATUS: the runner's key=value report.
+# report FILE VERDICT STATUS [TIMED_OUT]: the runner's report (qemu/run.sh
+# --report's JSON; STATUS null: the guest reported none).
 report() {
-	printf '%s\n' flavour=test kernel_dir=/nonexistent "guest_status=$3" \
-		"kernel_verdict=$2" timed_out=0 wall_seconds=4.5 >"$1"
+	jq -n --arg v "$2" --argjson s "$3" --argjson t "${4:-false}" '{
+		flavour: "test", kernel_dir: "/nonexistent", run_dir: "/nonexistent",
+		console: "/nonexistent/console.log", scratch_image: "/nonexistent/scratch.img",
+		guest_status: $s, kernel_verdict: $v, timed_out: $t, wall_seconds: 4.5,
+		first_report: null}' >"$1"
 }
 
 # A decoded WARNING (ext4_dirty_folio, a pin's dirty release), scheduler
@@ -86,9 +90,15 @@ repro-step 9: fsync: ext4 writeback meets the page
 [    3.208167] ---[ end trace 0000000000000000 ]---
 [    3.208167] RIP: 0010:mpage_prepare_extent_to_map+0x2a7/0x3a5
 [    3.212167] Kernel panic - not syncing: Fatal exception
+[    3.212167] ---[ end Kernel panic - not syncing: Fatal exception ]---
 EOF
 
 printf 'repro-step 11: release the observer (no dirtying), drop caches, pread\n' >"$TMP/clean.console"
+
+# Each console's kernel reports, as jobs/repro.sh lists them for the judge.
+for c in warn bug clean; do
+	"$ROOT/qemu/scan-console.sh" --reports "$TMP/$c.console" >"$TMP/$c.reports"
+done
 
 STOCK=(--flavour stock --policy stock --ext4 warn)
 V7=(--flavour gup-v7 --policy v7 --ext4 warn)
@@ -120,7 +130,7 @@ report "$TMP/warn.report" warning 0
 judge "stock pin: WARNING, ext4 warned, host reads OLD: the expected data loss" \
 	0 'WARNING + data lost (host reads OLD)' true -- "${STOCK[@]}" --method pin \
 	--guest-json "$TMP/pin.json" --report "$TMP/warn.report" \
-	--console "$TMP/warn.console" --host-read "$TMP/old"
+	--console "$TMP/warn.console" --reports "$TMP/warn.reports" --host-read "$TMP/old"
 tap_is "$(field '.kernel_reports | map(.kind) | join(",")')" warning "one kernel report, a warning"
 tap_is "$(field '.kernel_reports[0] | "\(.location) \(.cell) \(.expected)"')" \
 	'fs/ext4/inode.c:3664 pin true' "its location from the source root, its cell, expected"
@@ -136,51 +146,52 @@ tap_like "$(field .expected.reason)" 'fs/ext4/readpage\.c:[0-9]+' "the reason na
 judge "... the same boot with the host reading NEW is no data loss: MISMATCH" \
 	1 'warning + host reads NEW (ext4 warned: no buffers)' false -- "${STOCK[@]}" \
 	--method pin --guest-json "$TMP/pin.json" --report "$TMP/warn.report" \
-	--console "$TMP/warn.console" --host-read "$TMP/new"
+	--console "$TMP/warn.console" --reports "$TMP/warn.reports" --host-read "$TMP/new"
 judge "... and without ext4's warning it is no WARNING + data lost: MISMATCH" \
 	1 'warning + host reads OLD' false -- "${STOCK[@]}" --method pin \
 	--guest-json "$TMP/pin.json" --report "$TMP/warn.report" \
-	--console <(grep -v 'EXT4-fs warning' "$TMP/warn.console") --host-read "$TMP/old"
+	--console <(grep -v 'EXT4-fs warning' "$TMP/warn.console") \
+	--reports "$TMP/warn.reports" --host-read "$TMP/old"
 facts "$TMP/mx.json" move-ext:get+write yes 13 evict-read new zeros zeros
 judge "move-ext:get+write: the host reads zeros" \
 	0 'WARNING + data lost (host reads ZEROS)' true -- "${STOCK[@]}" --route move-ext \
 	--method get --write --guest-json "$TMP/mx.json" \
-	--report "$TMP/warn.report" --console "$TMP/warn.console" --host-read "$TMP/zeros"
+	--report "$TMP/warn.report" --console "$TMP/warn.console" --reports "$TMP/warn.reports" --host-read "$TMP/zeros"
 judge "a missing host read is 'missing'" \
 	1 'WARNING + data lost (host reads MISSING)' false -- "${STOCK[@]}" --method pin \
 	--guest-json "$TMP/pin.json" --report "$TMP/warn.report" \
-	--console "$TMP/warn.console" --host-read "$TMP/nonexistent"
+	--console "$TMP/warn.console" --reports "$TMP/warn.reports" --host-read "$TMP/nonexistent"
 
 # -- no loss: clean, host NEW ------------------------------------------------
 facts "$TMP/w.json" pin+write yes 11 evict-read new new new
 report "$TMP/clean.report" clean 0
 judge "stock pin+write: clean, host reads NEW" 0 'no loss (host reads NEW)' true -- \
 	"${STOCK[@]}" --method pin --write --guest-json "$TMP/w.json" \
-	--report "$TMP/clean.report" --console "$TMP/clean.console" --host-read "$TMP/new"
+	--report "$TMP/clean.report" --console "$TMP/clean.console" --reports "$TMP/clean.reports" --host-read "$TMP/new"
 judge "... an unexpected WARNING on the console: MISMATCH" \
 	1 'warning + host reads NEW (ext4 warned: no buffers)' false -- "${STOCK[@]}" \
 	--method pin --write --guest-json "$TMP/w.json" --report "$TMP/warn.report" \
-	--console "$TMP/warn.console" --host-read "$TMP/new"
+	--console "$TMP/warn.console" --reports "$TMP/warn.reports" --host-read "$TMP/new"
 tap_is "$(field '.kernel_reports[0].expected')" false "... and the report is marked unexpected"
 
 # -- blocked ---------------------------------------------------------------
 facts "$TMP/b.json" pin+write EFAULT 4 pin old
 judge "gup-v7 pin+write: blocked (EFAULT)" 0 'blocked (EFAULT)' true -- "${V7[@]}" \
 	--method pin --write --guest-json "$TMP/b.json" --report "$TMP/clean.report" \
-	--console "$TMP/clean.console" --host-read "$TMP/old"
+	--console "$TMP/clean.console" --reports "$TMP/clean.reports" --host-read "$TMP/old"
 judge "stock pin+write refused: MISMATCH" 1 'blocked (EFAULT)' false -- "${STOCK[@]}" \
 	--method pin --write --guest-json "$TMP/b.json" --report "$TMP/clean.report" \
-	--console "$TMP/clean.console" --host-read "$TMP/old"
+	--console "$TMP/clean.console" --reports "$TMP/clean.reports" --host-read "$TMP/old"
 judge "gup-v7 blocked, but the kernel warned: MISMATCH" 1 'blocked (EFAULT) + kernel warning' false -- \
 	"${V7[@]}" --method pin --write --guest-json "$TMP/b.json" --report "$TMP/warn.report" \
-	--console "$TMP/warn.console" --host-read "$TMP/old"
+	--console "$TMP/warn.console" --reports "$TMP/warn.reports" --host-read "$TMP/old"
 
 # -- the BUG ---------------------------------------------------------------
 facts "$TMP/bug.json" pin yes 9 fsync
-report "$TMP/bug.report" panic none
+report "$TMP/bug.report" panic null
 judge "ext4-2018 pin: the BUG at the flavour's line, in fsync" 0 'BUG (fs/ext4/inode.c:2658)' true -- \
 	"${BUG[@]}" --method pin --guest-json "$TMP/bug.json" --report "$TMP/bug.report" \
-	--console "$TMP/bug.console" --host-read "$TMP/old"
+	--console "$TMP/bug.console" --reports "$TMP/bug.reports" --host-read "$TMP/old"
 tap_is "$(field '.kernel_reports | map("\(.kind):\(.expected)") | join(",")')" 'bug:true,panic:true' \
 	"the BUG and its panic, both expected"
 tap_is "$(field '.kernel_reports[0].frames | map(.function) | join(" ")')" \
@@ -191,19 +202,45 @@ tap_is "$(field '.expected.kernel_reports | map(.kind) | join(",")')" 'warning,b
 judge "... a BUG at another line: MISMATCH" 1 'BUG (fs/ext4/inode.c:2658)' false -- \
 	--flavour ext4-2018 --policy stock --ext4 bug --bug-site fs/ext4/inode.c:2600 --method pin \
 	--guest-json "$TMP/bug.json" --report "$TMP/bug.report" \
-	--console "$TMP/bug.console" --host-read "$TMP/old"
+	--console "$TMP/bug.console" --reports "$TMP/bug.reports" --host-read "$TMP/old"
 facts "$TMP/bug8.json" pin yes 8 unpin-dirty
 judge "... a BUG before fsync says at which step: MISMATCH" \
 	1 'BUG (fs/ext4/inode.c:2658) at step 8 unpin-dirty' false -- "${BUG[@]}" --method pin \
 	--guest-json "$TMP/bug8.json" --report "$TMP/bug.report" \
-	--console "$TMP/bug.console" --host-read "$TMP/old"
+	--console "$TMP/bug.console" --reports "$TMP/bug.reports" --host-read "$TMP/old"
 judge "stock pin with a BUG: MISMATCH" 1 'BUG (fs/ext4/inode.c:2658)' false -- "${STOCK[@]}" \
 	--method pin --guest-json "$TMP/bug.json" --report "$TMP/bug.report" \
-	--console "$TMP/bug.console" --host-read "$TMP/old"
+	--console "$TMP/bug.console" --reports "$TMP/bug.reports" --host-read "$TMP/old"
+
+# The traces come from the decoded console, found by the report's console
+# line: decode_stacktrace.sh's output has the console's lines one for one.
+sed -e 's#mpage_prepare_extent_to_map+0x2a7/0x3a5#mpage_prepare_extent_to_map (/k/build/../src/fs/ext4/inode.c:2658)#' \
+	-e 's#ext4_writepages+0x2f1/0x9e4#ext4_writepages (/k/build/../src/fs/ext4/inode.c:2789)#' \
+	"$TMP/bug.console" >"$TMP/bug.decoded"
+run repro judge "${BUG[@]}" --method pin --guest-json "$TMP/bug.json" --report "$TMP/bug.report" \
+	--console "$TMP/bug.console" --reports "$TMP/bug.reports" --decoded "$TMP/bug.decoded" \
+	--host-read "$TMP/old" -o "$TMP/cell.json"
+tap_is "$(field '.kernel_reports[0].frames[0:2] | map("\(.function)@\(.location)") | join(" ")')" \
+	'mpage_prepare_extent_to_map@fs/ext4/inode.c:2658 ext4_writepages@fs/ext4/inode.c:2789' \
+	"--decoded: the frames' file:line from the symbolised console, by the report's line"
+tap_is "$(field '.kernel_reports | map("\(.console_line) \(.title)") | join(", ")')" \
+	'3 kernel BUG at ../src/fs/ext4/inode.c:2658!, 17 Kernel panic - not syncing: Fatal exception' \
+	"... the title and console line scan-console.sh gave; the panic's end line starts no report"
+{ echo 'an extra line'; cat "$TMP/bug.decoded"; } >"$TMP/bug.shifted"
+run repro judge "${BUG[@]}" --method pin --guest-json "$TMP/bug.json" --report "$TMP/bug.report" \
+	--console "$TMP/bug.console" --reports "$TMP/bug.reports" --decoded "$TMP/bug.shifted" \
+	--host-read "$TMP/old" -o "$TMP/cell.json"
+if [ "$rc" = 0 ] && [ "$(field '.kernel_reports[0].frames[0].location')" = null ] &&
+	grep -qF "not the console's lines one for one" "$TMP/err"; then
+	tap_ok "a decoded console with other lines: not used, and said so; the raw console's frames"
+else
+	not_ok "a decoded console with other lines: not used, and said so; the raw console's frames" \
+		"exit $rc, frame 0 at $(field '.kernel_reports[0].frames[0].location')"
+fi
 
 # -- not run ---------------------------------------------------------------
 judge "no run report: not run" 1 'not run (no run report)' false -- "${STOCK[@]}" --method pin \
-	--report "$TMP/nonexistent" --console "$TMP/clean.console"
+	--report "$TMP/nonexistent" --console "$TMP/clean.console" --reports "$TMP/clean.reports"
 judge "--not-run WHY" 1 'not run (staging failed)' false -- "${STOCK[@]}" --method pin \
 	--not-run 'staging failed'
 facts "$TMP/early.json" pin '' 3 mmap
@@ -211,10 +248,31 @@ report "$TMP/early.report" clean 1
 judge "a guest that stopped early: not run, with its last step" \
 	1 'not run (guest status 1, verdict clean, last step 3 mmap)' false -- "${STOCK[@]}" \
 	--method pin --guest-json "$TMP/early.json" --report "$TMP/early.report" \
-	--console "$TMP/clean.console"
+	--console "$TMP/clean.console" --reports "$TMP/clean.reports"
+report "$TMP/late.report" clean null true
+judge "a guest that timed out: not run, and says so" \
+	1 'not run (guest status none, timed out, verdict clean, last step 3 mmap)' false -- \
+	"${STOCK[@]}" --method pin --guest-json "$TMP/early.json" --report "$TMP/late.report" \
+	--console "$TMP/clean.console" --reports "$TMP/clean.reports"
+judge "no list of the kernel reports: not run" \
+	1 "not run (no list of the console's kernel reports)" false -- "${STOCK[@]}" --method pin \
+	--guest-json "$TMP/pin.json" --report "$TMP/warn.report" --console "$TMP/warn.console" \
+	--reports "$TMP/nonexistent"
+printf '%s\n' guest_status=0 kernel_verdict=clean >"$TMP/kv.report"
+expect "a run report that is not the runner's JSON: exit 2" 2 err "kv.report" "not JSON" -- \
+	repro judge "${STOCK[@]}" --method pin --guest-json "$TMP/pin.json" \
+	--report "$TMP/kv.report" --console "$TMP/warn.console" --reports "$TMP/warn.reports"
+jq 'del(.timed_out)' "$TMP/warn.report" >"$TMP/partial.report"
+expect "a run report without timed_out: exit 2" 2 err '"timed_out" (bool)' -- \
+	repro judge "${STOCK[@]}" --method pin --guest-json "$TMP/pin.json" \
+	--report "$TMP/partial.report" --console "$TMP/warn.console" --reports "$TMP/warn.reports"
+jq '.[0].line = "x"' "$TMP/warn.reports" >"$TMP/bad.reports"
+expect "a list of reports without a line: exit 2" 2 err 'bad.reports: [0]: want "line" (1..)' -- \
+	repro judge "${STOCK[@]}" --method pin --guest-json "$TMP/pin.json" \
+	--report "$TMP/warn.report" --console "$TMP/warn.console" --reports "$TMP/bad.reports"
 expect "the facts of another cell: exit 2" 2 err "is the facts of cell 'pin', not 'get'" -- \
 	repro judge "${STOCK[@]}" --method get --guest-json "$TMP/pin.json" \
-	--report "$TMP/warn.report" --console "$TMP/warn.console"
+	--report "$TMP/warn.report" --console "$TMP/warn.console" --reports "$TMP/warn.reports"
 expect "judge without --policy: exit 2" 2 err "no --policy and --ext4" -- repro judge --method pin
 expect "judge --help" 0 out "--guest-json FILE" -- repro judge --help
 
@@ -233,10 +291,10 @@ tap_is "$("$GUPCTL" repro cells | jq length) $("$GUPCTL" repro cells --quick | j
 # -- collect and report ----------------------------------------------------------
 mkdir -p "$TMP/res"
 run repro judge "${STOCK[@]}" --method pin --guest-json "$TMP/pin.json" --report "$TMP/warn.report" \
-	--console "$TMP/warn.console" --host-read "$TMP/old" --console-name stock/pin.console.log \
+	--console "$TMP/warn.console" --reports "$TMP/warn.reports" --host-read "$TMP/old" --console-name stock/pin.console.log \
 	-o "$TMP/c1.json"
 run repro judge "${STOCK[@]}" --method pin --write --guest-json "$TMP/w.json" \
-	--report "$TMP/clean.report" --console "$TMP/clean.console" --host-read "$TMP/new" \
+	--report "$TMP/clean.report" --console "$TMP/clean.console" --reports "$TMP/clean.reports" --host-read "$TMP/new" \
 	-o "$TMP/c2.json"
 expect "collect: two matching cells" 0 out -- repro collect --input-hash 0123 \
 	--json "$TMP/res/stock.json" --ktap "$TMP/res/stock.ktap" "$TMP/c1.json" "$TMP/c2.json"
@@ -255,7 +313,8 @@ expect "report: the table from a results directory" 0 out \
 	'| gup-v7 | - | - | - | not run: staging failed |' \
 	'- **T1**: WARNING at fs/ext4/inode.c:3664: ext4_dirty_folio (fs/ext4/inode.c:3664)' \
 	'- **T2**: ext4_warning in mpage_prepare_extent_to_map:2671: page 0 does not have buffers attached' \
-	'2 cells, 2 as expected' -- repro report --results "$TMP/res"
+	'2 cells, 2 as expected' '(results `'"$TMP/res"'`, commit `abc`' -- \
+	repro report --results "$TMP/res"
 mkdir -p "$TMP/other"
 jq '.job = "matrix"' "$TMP/res/run.json" >"$TMP/other/run.json"
 expect "report of a run of another job: exit 2" 2 err "not of repro" -- \
