@@ -63,39 +63,12 @@ struct repro_opts {
 	bool expect_only;		/* --expect */
 };
 
-static struct repro_opts repro_o;
-
 static const char * const repro_usage[] = {
 	"gupctl repro ext4-2018 [--route R] [--method M] [--longterm] [--write] [--policy P ...]",
 	"gupctl repro cells [--quick]",
 	"gupctl repro judge|collect|report [OPTIONS]    (host only; see their --help)",
 	NULL
 };
-
-static const struct gopt repro_table[] = {
-	GOPT_GROUP("The cell"),
-	REPRO_GOPT_ROUTE(&repro_o.cell),
-	REPRO_GOPT_METHOD(&repro_o.cell),
-	REPRO_GOPT_LONGTERM(&repro_o.cell),
-	REPRO_GOPT_WRITE(&repro_o.cell),
-	GOPT_GROUP("The expectation, printed before the run (repro-expect:)"),
-	REPRO_GOPT_POLICY(&repro_o.fl),
-	REPRO_GOPT_EXT4(&repro_o.fl),
-	REPRO_GOPT_SITE(&repro_o.fl),
-	GOPT_BOOL(0, "expect", &repro_o.expect_only,
-		  "print the expectation and exit (no device needed)"),
-	GOPT_GROUP("Where"),
-	GOPT_STRING(0, "dir", &repro_o.dir, "DIR",
-		    "an ext4 directory for the files (default /mnt/ext4)"),
-	GOPT_STRING(0, "json", &repro_o.json, "FILE",
-		    "keep the guest-side facts in FILE as JSON, synced after each step"),
-	GOPT_END()
-};
-
-void cmd_repro_help(FILE *f)
-{
-	gopt_usage(f, "repro", repro_table, repro_usage);
-}
 
 static const char *flags_part(unsigned int flags)
 {
@@ -127,6 +100,8 @@ struct repro {
 	char *old_pat, *new_pat, *buf;
 	__u32 pin_id, obs_id;
 	int step;
+	const char *policy;		/* the kernel's (policy_detect()), or NULL */
+	char policy_why[96];		/* how it was decided */
 	json_t *facts;			/* what --json FILE holds */
 	bool json_failed;		/* said once */
 };
@@ -384,10 +359,8 @@ static int run_sequence(struct repro *r)
 	if (!ret && !req.nr_pinned)
 		ret = -EFAULT;		/* reported as such: nothing was taken */
 	if (ret) {
-		printf("  refused: %s (%s): the policy blocks this route%s\n",
-		       errno_name(ret), strerror(-ret),
-		       gup_file_write_policy() == 1 ? "" :
-		       " (but this kernel has no GUP file-write policy: cause not established)");
+		printf("  refused: %s (%s); the kernel's GUP policy: %s (%s)\n",
+		       errno_name(ret), strerror(-ret), r->policy ?: "unknown", r->policy_why);
 		target_teardown(&r->t);
 		guest = read_back(r, false, e1, sizeof(e1));
 		printf("  the file still holds the %s pattern\n", guest);
@@ -483,7 +456,7 @@ static int run_sequence(struct repro *r)
 
 /* The facts known before the first step (--json FILE). */
 static json_t *initial_facts(const struct repro *r, const struct repro_expectation *e,
-			     const char *release, int policy, long bsize)
+			     const char *release, long bsize)
 {
 	static const char * const later[] = {	/* null until known */
 		"last_step", "pinned", "buffers_after_pin", "move_ext", "fsync", "reads",
@@ -509,8 +482,8 @@ static json_t *initial_facts(const struct repro *r, const struct repro_expectati
 			    json_pack("{s:s, s:s}", "outcome", e->outcome, "reason", e->reason) :
 			    json_null());
 	json_object_set_new(f, "kernel_release", json_string(release));
-	json_object_set_new(f, "gup_file_write_policy",
-			    json_string(policy < 0 ? "unknown" : policy ? "present" : "absent"));
+	json_object_set_new(f, "kernel_policy",
+			    json_pack("{s:s?, s:s}", "name", r->policy, "why", r->policy_why));
 	json_object_set_new(f, "block_size", json_integer(bsize));
 	json_object_set_new(f, "file", json_string(r->path));
 	for (i = 0; i < ARRAY_SIZE(later); i++)
@@ -526,7 +499,7 @@ static int run_ext4_2018(struct repro_opts *o)
 	struct statfs sfs;
 	struct utsname u;
 	const char *release;
-	int ret, policy;
+	int ret;
 
 	if (o->expect_only) {
 		print_expectation(o, &e);
@@ -554,16 +527,16 @@ static int run_ext4_2018(struct repro_opts *o)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("repro-file: %s\n", r.path);
-	policy = gup_file_write_policy();
+	r.policy = policy_detect(r.policy_why, sizeof(r.policy_why));
 	release = uname(&u) ? "?" : u.release;
 	printf("repro ext4-2018: route %s, method %s, flags %s, kernel %s, ",
 	       repro_route_choices[o->cell.route], repro_method_choices[o->cell.method],
 	       flags_part(o->cell.flags), release);
-	printf("GUP file-write policy %s, fs block size %ld\n",
-	       policy < 0 ? "unknown" : policy ? "present" : "absent", (long)sfs.f_bsize);
+	printf("GUP policy %s (%s), fs block size %ld\n", r.policy ?: "unknown", r.policy_why,
+	       (long)sfs.f_bsize);
 	print_expectation(o, &e);
 
-	r.facts = initial_facts(&r, &e, release, policy, (long)sfs.f_bsize);
+	r.facts = initial_facts(&r, &e, release, (long)sfs.f_bsize);
 	if (!r.facts) {
 		fprintf(stderr, "gupctl repro: out of memory\n");
 		return GUPCTL_EXIT_REFUSED;
@@ -651,6 +624,30 @@ static const struct {
 
 int cmd_repro(int argc, char **argv)
 {
+	struct repro_opts o = {
+		.cell = { .route = REPRO_ROUTE_READ, .method = GUP_PIN_METHOD_PIN },
+		.fl = { .ext4 = REPRO_EXT4_COUNT },
+		.dir = "/mnt/ext4",
+	};
+	const struct gopt opts[] = {
+		GOPT_GROUP("The cell"),
+		REPRO_GOPT_ROUTE(&o.cell),
+		REPRO_GOPT_METHOD(&o.cell),
+		REPRO_GOPT_LONGTERM(&o.cell),
+		REPRO_GOPT_WRITE(&o.cell),
+		GOPT_GROUP("The expectation, printed before the run (repro-expect:)"),
+		REPRO_GOPT_POLICY(&o.fl),
+		REPRO_GOPT_EXT4(&o.fl),
+		REPRO_GOPT_SITE(&o.fl),
+		GOPT_BOOL(0, "expect", &o.expect_only,
+			  "print the expectation and exit (no device needed)"),
+		GOPT_GROUP("Where"),
+		GOPT_STRING(0, "dir", &o.dir, "DIR",
+			    "an ext4 directory for the files (default /mnt/ext4)"),
+		GOPT_STRING(0, "json", &o.json, "FILE",
+			    "keep the guest-side facts in FILE as JSON, synced after each step"),
+		GOPT_END()
+	};
 	size_t i;
 	int ret, argi;
 
@@ -662,12 +659,7 @@ int cmd_repro(int argc, char **argv)
 		return usage_error("repro", "'%s' is host only: this is the guest build of gupctl",
 				   argv[1]);
 
-	memset(&repro_o, 0, sizeof(repro_o));
-	repro_o.cell.method = GUP_PIN_METHOD_PIN;
-	repro_o.cell.route = REPRO_ROUTE_READ;
-	repro_o.fl.ext4 = REPRO_EXT4_COUNT;
-	repro_o.dir = "/mnt/ext4";
-	ret = gopt_parse("repro", argc, argv, repro_table, repro_usage, &argi);
+	ret = gopt_parse("repro", argc, argv, opts, repro_usage, &argi);
 	if (ret)
 		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
 	if (argi >= argc)
@@ -677,8 +669,8 @@ int cmd_repro(int argc, char **argv)
 				   argv[argi]);
 	if (argi + 1 < argc)
 		return usage_error("repro", "unexpected argument '%s'", argv[argi + 1]);
-	ret = repro_check_opts("repro", &repro_o.cell, &repro_o.fl, repro_o.expect_only);
+	ret = repro_check_opts("repro", &o.cell, &o.fl, o.expect_only);
 	if (ret)
 		return ret;
-	return run_ext4_2018(&repro_o);
+	return run_ext4_2018(&o);
 }

@@ -38,7 +38,7 @@ static const struct command commands[] = {
 	  .summary = "turn matrix TSVs into docs/matrix.md and a heatmap SVG (no device)" },
 	{ .name = "xcheck", .run = cmd_xcheck, .help = cmd_xcheck_help,
 	  .summary = "cross-check the matrix with the kernel's own gup_test" },
-	{ .name = "repro", .run = cmd_repro, .help = cmd_repro_help,
+	{ .name = "repro", .run = cmd_repro,
 	  .summary = "the 2018 ext4 crash and its 6.1 data loss, step by step" },
 	{ .name = "help", .run = cmd_help,
 	  .summary = "print a command's help (the same as COMMAND --help)" },

@@ -31,7 +31,6 @@ int gupctl_open_device(struct gupdev *dev, const char *cmd);
 int cmd_pin(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
-void cmd_repro_help(FILE *f);
 int cmd_matrix(int argc, char **argv);
 void cmd_matrix_help(FILE *f);
 int cmd_report(int argc, char **argv);

@@ -112,7 +112,7 @@ for c in "${commands[@]}"; do
 	mapfile -t table < <(sed 's/=$//' "$TMP/out")
 	run "$c" --help
 	# option lines: "  -x, --name ARG   help" or "      --name ARG   help"
-	mapfile -t helped < <(grep -oE '^  (-[a-zA-Z], |    )--[a-z][a-z-]*' "$TMP/out" |
+	mapfile -t helped < <(grep -oE '^  (-[a-zA-Z], |    )--[a-z][a-z0-9-]*' "$TMP/out" |
 		sed 's/.*--/--/')
 	not_helped=$(comm -23 <(printf '%s\n' "${table[@]}" | sort -u) \
 		<(printf '%s\n' "${helped[@]}" | sort -u))
