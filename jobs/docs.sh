@@ -7,16 +7,17 @@
 #   jobs/docs.sh [DIR...]
 # DIR...  results directories; each regenerates its job's page (the job is
 #         run.json's "job").  Default: results/JOB/latest of every job
-#         with a page.
+#         with a page; a job without results yet is skipped, and said so.
 #
-# A page per job: add a page_JOB function and JOB to pages.
+# A page per job: add a page_JOB function and JOB to pages.  Exit status:
+# 0 every page asked for (or with results) regenerated; 1 otherwise.
 set -euo pipefail
 # shellcheck source=../qemu/lib.sh
 . "$(dirname "$0")/../qemu/lib.sh"
 # shellcheck source=lib.sh
 . "$LAB_ROOT/jobs/lib.sh"
 
-pages=(matrix)
+pages=(matrix repro)
 
 # page_matrix DIR: docs/matrix.md and docs/matrix.svg.
 # shellcheck disable=SC2317 # called as page_$job
@@ -26,14 +27,25 @@ page_matrix() {
 		die "gupctl report failed on $1"
 }
 
+# page_repro DIR: docs/repro-ext4-2018-results.md.
+# shellcheck disable=SC2317 # called as page_$job
+page_repro() {
+	"$gupctl" repro report --results "$1" -o docs/repro-ext4-2018-results.md ||
+		die "gupctl repro report failed on $1"
+}
+
 case ${1:-} in
--h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 -*) echo "jobs/docs.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 esac
 dirs=("$@")
 if [ ${#dirs[@]} -eq 0 ]; then
 	for job in "${pages[@]}"; do
-		dirs+=("$LAB_RESULTS/$job/latest")
+		if [ -f "$LAB_RESULTS/$job/latest/run.json" ]; then
+			dirs+=("$LAB_RESULTS/$job/latest")
+		else
+			echo "# $job: skipped: no results yet ($LAB_RESULTS/$job/latest: make $job writes them)"
+		fi
 	done
 fi
 
