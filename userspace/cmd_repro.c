@@ -625,8 +625,8 @@ static const struct {
 int cmd_repro(int argc, char **argv)
 {
 	struct repro_opts o = {
-		.cell = { .route = REPRO_ROUTE_READ, .method = GUP_PIN_METHOD_PIN },
-		.fl = { .ext4 = REPRO_EXT4_COUNT },
+		.cell = REPRO_CELL_DEFAULT,
+		.fl = REPRO_FLAVOUR_UNSET,
 		.dir = "/mnt/ext4",
 	};
 	const struct gopt opts[] = {

@@ -34,6 +34,10 @@ struct repro_flavour {
 	const char *bug_site;	/* file:line of the BUG in the flavour's tree */
 };
 
+/* A cell as its options start (--route read --method pin), a flavour not given. */
+#define REPRO_CELL_DEFAULT	{ .route = REPRO_ROUTE_READ, .method = GUP_PIN_METHOD_PIN }
+#define REPRO_FLAVOUR_UNSET	{ .ext4 = REPRO_EXT4_COUNT }
+
 /* The options that name a cell, entries of a command's gopt table. */
 #define REPRO_GOPT_ROUTE(c) \
 	GOPT_CHOICE(0, "route", &(c)->route, "R", repro_route_choices, \

@@ -691,8 +691,8 @@ int repro_judge(int argc, char **argv)
 		NULL
 	};
 	struct judge_opts o = {
-		.cell = { .route = REPRO_ROUTE_READ, .method = GUP_PIN_METHOD_PIN },
-		.fl = { .ext4 = REPRO_EXT4_COUNT },
+		.cell = REPRO_CELL_DEFAULT,
+		.fl = REPRO_FLAVOUR_UNSET,
 	};
 	const struct gopt opts[] = {
 		GOPT_GROUP("The cell (as given to gupctl repro ext4-2018)"),
