@@ -82,6 +82,9 @@ for f in $(all_flavours); do
 	warn)
 		tap_like "$console" 'WARNING: .* at [^ ]*fs/ext4/inode\.c:[0-9]+ ext4_dirty_folio' \
 			"$f: the dirty unpin WARNs in ext4_dirty_folio (a page without buffers)"
+		tap_like "$(reports "$f" pin warning '.frames[0] | "\(.function) (\(.location))"')" \
+			'^ext4_dirty_folio \(fs/ext4/inode\.c:[0-9]+\)$' \
+			"$f: the WARNING's symbolised trace starts in ext4_dirty_folio at fs/ext4/inode.c:N"
 		tap_like "$console" 'EXT4-fs warning .*page 0 does not have buffers attached' \
 			"$f: ext4 writeback says 'page 0 does not have buffers attached'"
 		tap_like "$console" '^repro-step 7: GUP_PIN_IOC_WRITE' \
