@@ -26,15 +26,14 @@
  * only if every test passed or was skipped.
  */
 /*
- * The harness's alarm() calls go to harness_alarm() (below); and the 6.1
- * harness leaves __timeout_handler()'s ucontext unused.
+ * The harness times each test out with alarm(2) (patches/config.fragment
+ * enables POSIX_TIMERS for it); the 6.1 harness leaves
+ * __timeout_handler()'s ucontext unused.
  */
-#define alarm harness_alarm
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #include "kselftest_harness.h"
 #pragma GCC diagnostic pop
-#undef alarm
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,9 +45,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "gupdev.h"
@@ -60,75 +57,6 @@
 static const char *ext4_dir = "/mnt/ext4";
 static size_t ps;			/* page size */
 static unsigned long taint_at_start;
-
-/*
- * The harness times a test out with alarm(2).  The lab's kernels are
- * tinyconfig builds without CONFIG_POSIX_TIMERS, which have no alarm
- * syscall: a hung test would hang the guest until qemu/run.sh's timeout.
- * Where the syscall fails, a watchdog thread sends the SIGALRM itself when
- * the time is up (futex timeouts need no POSIX timers); the harness's
- * handler then kills the test as usual.  The thread blocks SIGALRM, so the
- * signal lands on the harness's thread as a real alarm's would.
- */
-static pthread_mutex_t watchdog_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t watchdog_cond;
-static struct timespec watchdog_deadline;	/* CLOCK_MONOTONIC */
-static bool watchdog_armed, watchdog_running;
-
-static void *watchdog(void *unused)
-{
-	pthread_mutex_lock(&watchdog_lock);
-	for (;;) {
-		int ret = watchdog_armed ?
-			  pthread_cond_timedwait(&watchdog_cond, &watchdog_lock,
-						 &watchdog_deadline) :
-			  pthread_cond_wait(&watchdog_cond, &watchdog_lock);
-
-		if (ret == ETIMEDOUT && watchdog_armed) {
-			watchdog_armed = false;
-			kill(getpid(), SIGALRM);
-		}
-	}
-	return unused;
-}
-
-static bool watchdog_start(void)
-{
-	pthread_condattr_t attr;
-	sigset_t alrm, old;
-	pthread_t tid;
-	int ret;
-
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&watchdog_cond, &attr);
-	sigemptyset(&alrm);
-	sigaddset(&alrm, SIGALRM);
-	pthread_sigmask(SIG_BLOCK, &alrm, &old);
-	ret = pthread_create(&tid, NULL, watchdog, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (ret)
-		return false;
-	pthread_detach(tid);
-	return true;
-}
-
-unsigned int harness_alarm(unsigned int seconds)
-{
-	long left = syscall(SYS_alarm, seconds);
-
-	if (left >= 0)
-		return left;
-	pthread_mutex_lock(&watchdog_lock);
-	if (!watchdog_running)
-		watchdog_running = watchdog_start();
-	watchdog_armed = seconds && watchdog_running &&
-			 !clock_gettime(CLOCK_MONOTONIC, &watchdog_deadline);
-	watchdog_deadline.tv_sec += seconds;
-	pthread_cond_signal(&watchdog_cond);
-	pthread_mutex_unlock(&watchdog_lock);
-	return 0;
-}
 
 static const char *ret_name(int ret)
 {
