@@ -64,8 +64,8 @@ int gupdev_unpin(struct gupdev *dev, __u32 id, unsigned int flags)
 	return xioctl(dev, GUP_PIN_IOC_UNPIN, &u);
 }
 
-int gupdev_write(struct gupdev *dev, __u32 id, __u64 offset,
-		 const void *buf, size_t len)
+static int gupdev_io(struct gupdev *dev, unsigned long cmd, __u32 id,
+		     __u64 offset, const void *buf, size_t len)
 {
 	struct gup_pin_io io = {
 		.id = id,
@@ -74,7 +74,19 @@ int gupdev_write(struct gupdev *dev, __u32 id, __u64 offset,
 		.buf = (unsigned long)buf,
 	};
 
-	return xioctl(dev, GUP_PIN_IOC_WRITE, &io);
+	return xioctl(dev, cmd, &io);
+}
+
+int gupdev_write(struct gupdev *dev, __u32 id, __u64 offset,
+		 const void *buf, size_t len)
+{
+	return gupdev_io(dev, GUP_PIN_IOC_WRITE, id, offset, buf, len);
+}
+
+int gupdev_read(struct gupdev *dev, __u32 id, __u64 offset,
+		void *buf, size_t len)
+{
+	return gupdev_io(dev, GUP_PIN_IOC_READ, id, offset, buf, len);
 }
 
 int gupdev_state(struct gupdev *dev, __u32 id, __u32 first,

@@ -44,6 +44,9 @@ int gupdev_unpin(struct gupdev *dev, __u32 id, unsigned int flags);
 /* Copy @buf to the pinned pages of @id through the kernel map. */
 int gupdev_write(struct gupdev *dev, __u32 id, __u64 offset,
 		 const void *buf, size_t len);
+/* Copy the pinned pages of @id to @buf through the kernel map. */
+int gupdev_read(struct gupdev *dev, __u32 id, __u64 offset,
+		void *buf, size_t len);
 /*
  * Fill up to *@count entries of @pages with the state of pages
  * [@first, @first + *@count) of pin @id; *@count becomes the number written.

@@ -69,7 +69,7 @@ expect "a command takes options after its operands" 2 err \
 # The commands, as gupctl --help lists them.
 run --help
 mapfile -t commands < <(sed -n '/^Commands$/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p' "$TMP/out")
-for c in pin status help; do
+for c in pin status matrix xcheck report help; do
 	if printf '%s\n' "${commands[@]}" | grep -qx "$c"; then
 		ok "--help lists the command $c"
 	else
@@ -112,7 +112,7 @@ for c in "${commands[@]}"; do
 	mapfile -t table < <(sed 's/=$//' "$TMP/out")
 	run "$c" --help
 	# option lines: "  -x, --name ARG   help" or "      --name ARG   help"
-	mapfile -t helped < <(grep -oE '^  (-[a-zA-Z], |    )--[a-z][a-z-]*' "$TMP/out" |
+	mapfile -t helped < <(grep -oE '^  (-[a-zA-Z], |    )--[a-z][a-z0-9-]*' "$TMP/out" |
 		sed 's/.*--/--/')
 	not_helped=$(comm -23 <(printf '%s\n' "${table[@]}" | sort -u) \
 		<(printf '%s\n' "${helped[@]}" | sort -u))
