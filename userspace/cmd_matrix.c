@@ -131,44 +131,50 @@ int matrix_mark(const char *step, int index)
 	return ret;
 }
 
+const struct matrix_dir_opt matrix_dirs[MATRIX_NR_DIRS] = {
+	[MATRIX_DIR_EXT4]  = { "--ext4-dir", "ext4", EXT4_SUPER_MAGIC, MATRIX_EXT4_DIR },
+	[MATRIX_DIR_TMPFS] = { "--tmpfs-dir", "tmpfs", TMPFS_MAGIC, MATRIX_TMPFS_DIR },
+	[MATRIX_DIR_RAMFS] = { "--ramfs-dir", "ramfs", RAMFS_MAGIC, MATRIX_RAMFS_DIR },
+};
+
+int matrix_backing_dir(enum cell_backing backing)
+{
+	const struct backing_spec *b = backing_spec(backing);
+	int d;
+
+	if (!b || b->kind != TARGET_FILE)
+		return -1;
+	for (d = 0; d < MATRIX_NR_DIRS; d++)
+		if (matrix_dirs[d].magic == b->fs_magic)
+			return d;
+	return -1;
+}
+
+void matrix_dir_defaults(const char **dir)
+{
+	int d;
+
+	for (d = 0; d < MATRIX_NR_DIRS; d++)
+		dir[d] = matrix_dirs[d].def;
+}
+
+const char *matrix_policy_help(void)
+{
+	static char help[128];
+
+	snprintf(help, sizeof(help),
+		 "expected outcomes from this policy: %s (required)",
+		 policy_names());
+	return help;
+}
+
 /* ---- Options ---- */
-
-/* The directories file-backed cells create their file in. */
-enum matrix_dir { DIR_NONE, DIR_EXT4, DIR_TMPFS, DIR_RAMFS, DIR_COUNT };
-
-static const struct {
-	const char *option;
-	const char *fs;
-	unsigned long magic;
-	const char *def;
-} dirs[DIR_COUNT] = {
-	[DIR_EXT4]  = { "--ext4-dir", "ext4", EXT4_SUPER_MAGIC, MATRIX_EXT4_DIR },
-	[DIR_TMPFS] = { "--tmpfs-dir", "tmpfs", TMPFS_MAGIC, MATRIX_TMPFS_DIR },
-	[DIR_RAMFS] = { "--ramfs-dir", "ramfs", RAMFS_MAGIC, MATRIX_RAMFS_DIR },
-};
-
-/* How each backing's page is set up: a target_spec less the path. */
-static const struct {
-	enum target_kind kind;
-	enum matrix_dir dir;
-	bool private;
-	bool read_only;
-} backings[BACKING_COUNT] = {
-	[BACKING_ANON]		 = { TARGET_ANON, DIR_NONE, true, false },
-	[BACKING_SHMEM]		 = { TARGET_SHMEM, DIR_NONE, false, false },
-	[BACKING_HUGETLB]	 = { TARGET_HUGETLB, DIR_NONE, false, false },
-	[BACKING_TMPFS]		 = { TARGET_FILE, DIR_TMPFS, false, false },
-	[BACKING_EXT4_SHARED]	 = { TARGET_FILE, DIR_EXT4, false, false },
-	[BACKING_EXT4_PRIVATE]	 = { TARGET_FILE, DIR_EXT4, true, false },
-	[BACKING_EXT4_SHARED_RO] = { TARGET_FILE, DIR_EXT4, false, true },
-	[BACKING_RAMFS]		 = { TARGET_FILE, DIR_RAMFS, false, false },
-};
 
 struct matrix_opts {
 	const char *flavour;
 	const char *policy;
 	policy_fn expect;
-	const char *dir[DIR_COUNT];
+	const char *dir[MATRIX_NR_DIRS];
 	const char *json;
 };
 
@@ -177,51 +183,26 @@ static const char * const matrix_usage[] = {
 	NULL
 };
 
-/* The one table: parse into @o, or (@help) print the help. */
-static int matrix_gopt(struct matrix_opts *o, int argc, char **argv,
-		       int *argi, FILE *help)
-{
-	char policy_help[128];
-	const struct gopt opts[] = {
-		GOPT_STRING(0, "flavour", &o->flavour, "NAME",
-			    "the kernel flavour, recorded in the outputs (required)"),
-		GOPT_STRING(0, "policy", &o->policy, "POLICY",
-			    policy_help),
-		GOPT_STRING(0, "ext4-dir", &o->dir[DIR_EXT4], "DIR", MATRIX_EXT4_HELP),
-		GOPT_STRING(0, "tmpfs-dir", &o->dir[DIR_TMPFS], "DIR", MATRIX_TMPFS_HELP),
-		GOPT_STRING(0, "ramfs-dir", &o->dir[DIR_RAMFS], "DIR", MATRIX_RAMFS_HELP),
-		GOPT_STRING(0, "json", &o->json, "FILE",
-			    "write the cells as JSON (docs/results.md)"),
-		GOPT_END()
-	};
-
-	snprintf(policy_help, sizeof(policy_help),
-		 "expected outcomes from this policy: %s (required)",
-		 policy_names());
-	if (help) {
-		gopt_usage(help, "matrix", opts, matrix_usage);
-		return 0;
-	}
-	return gopt_parse("matrix", argc, argv, opts, matrix_usage, argi);
-}
-
-void cmd_matrix_help(FILE *f)
-{
-	struct matrix_opts o;
-
-	matrix_gopt(&o, 0, NULL, NULL, f);
-}
-
 /* 0: options valid; GOPT_HELP: help printed; otherwise an exit code. */
 static int parse_matrix_opts(int argc, char **argv, struct matrix_opts *o)
 {
 	unsigned int d;
 	int ret, argi;
+	const struct gopt opts[] = {
+		GOPT_STRING(0, "flavour", &o->flavour, "NAME",
+			    "the kernel flavour, recorded in the outputs (required)"),
+		GOPT_STRING(0, "policy", &o->policy, "POLICY", matrix_policy_help()),
+		GOPT_STRING(0, "ext4-dir", &o->dir[MATRIX_DIR_EXT4], "DIR", MATRIX_EXT4_HELP),
+		GOPT_STRING(0, "tmpfs-dir", &o->dir[MATRIX_DIR_TMPFS], "DIR", MATRIX_TMPFS_HELP),
+		GOPT_STRING(0, "ramfs-dir", &o->dir[MATRIX_DIR_RAMFS], "DIR", MATRIX_RAMFS_HELP),
+		GOPT_STRING(0, "json", &o->json, "FILE",
+			    "write the cells as JSON (docs/results.md)"),
+		GOPT_END()
+	};
 
 	memset(o, 0, sizeof(*o));
-	for (d = DIR_EXT4; d < DIR_COUNT; d++)
-		o->dir[d] = dirs[d].def;
-	ret = matrix_gopt(o, argc, argv, &argi, NULL);
+	matrix_dir_defaults(o->dir);
+	ret = gopt_parse("matrix", argc, argv, opts, matrix_usage, &argi);
 	if (ret)
 		return ret;
 	if (argi < argc)
@@ -239,9 +220,9 @@ static int parse_matrix_opts(int argc, char **argv, struct matrix_opts *o)
 	if (!o->expect)
 		return usage_error("matrix", "unknown --policy '%s': give one of: %s",
 				   o->policy, policy_names());
-	for (d = DIR_EXT4; d < DIR_COUNT; d++)
+	for (d = 0; d < MATRIX_NR_DIRS; d++)
 		if (!o->dir[d][0])
-			return usage_error("matrix", "empty %s", dirs[d].option);
+			return usage_error("matrix", "empty %s", matrix_dirs[d].option);
 	return 0;
 }
 
@@ -282,18 +263,6 @@ struct cell_target {
 	char path[PATH_MAX];		/* the file to unlink, "" if none */
 	char err[PATH_MAX + 128];	/* why the setup failed */
 };
-
-static enum target_prefault prefault_of(enum cell_state state)
-{
-	switch (state) {
-	case STATE_READ:
-		return TARGET_PREFAULT_READ;
-	case STATE_WRITE:
-		return TARGET_PREFAULT_WRITE;
-	default:
-		return TARGET_PREFAULT_NONE;
-	}
-}
 
 /* Create @ct->path in @dir holding one page of MATRIX_FILL_BYTE. */
 static int create_file(const struct matrix_run *r, const char *dir,
@@ -354,14 +323,16 @@ static void cell_teardown(struct cell_target *ct)
 static int cell_setup(const struct matrix_run *r, unsigned int n,
 		      const struct cell *c, struct cell_target *ct)
 {
+	const struct backing_spec *b = backing_spec(c->backing);
 	struct target_spec spec = {
-		.kind = backings[c->backing].kind,
-		.private = backings[c->backing].private,
-		.read_only = backings[c->backing].read_only,
+		.kind = b->kind,
+		.private = b->private,
+		.read_only = b->read_only,
 		.offset = 0,
 		.length = r->page,
-		.prefault = prefault_of(c->state),
+		.prefault = state_prefault(c->state),
 	};
+	int d = matrix_backing_dir(c->backing);
 	int ret;
 
 	ct->mapped = false;
@@ -373,7 +344,13 @@ static int cell_setup(const struct matrix_run *r, unsigned int n,
 		return -EINVAL;
 	}
 	if (spec.kind == TARGET_FILE) {
-		ret = create_file(r, r->o->dir[backings[c->backing].dir], n, ct);
+		if (d < 0) {
+			snprintf(ct->err, sizeof(ct->err),
+				 "no directory option for file system magic %#lx",
+				 b->fs_magic);
+			return -EINVAL;
+		}
+		ret = create_file(r, r->o->dir[d], n, ct);
 		if (ret) {
 			cell_teardown(ct);
 			return ret;
@@ -608,42 +585,35 @@ static int check_dirs(const struct matrix_opts *o)
 	struct statfs sfs;
 	unsigned int d;
 
-	for (d = DIR_EXT4; d < DIR_COUNT; d++) {
+	for (d = 0; d < MATRIX_NR_DIRS; d++) {
 		if (statfs(o->dir[d], &sfs) < 0) {
 			fprintf(stderr, "gupctl matrix: %s %s: %s (%s): give a directory on %s\n",
-				dirs[d].option, o->dir[d], errno_name(errno),
-				strerror(errno), dirs[d].fs);
+				matrix_dirs[d].option, o->dir[d], errno_name(errno),
+				strerror(errno), matrix_dirs[d].fs);
 			return GUPCTL_EXIT_USAGE;
 		}
-		if ((unsigned long)sfs.f_type != dirs[d].magic) {
+		if ((unsigned long)sfs.f_type != matrix_dirs[d].magic) {
 			fprintf(stderr,
 				"gupctl matrix: %s %s is not on %s (file system magic %#lx): mount %s there or give another %s\n",
-				dirs[d].option, o->dir[d], dirs[d].fs,
-				(unsigned long)sfs.f_type, dirs[d].fs,
-				dirs[d].option);
+				matrix_dirs[d].option, o->dir[d], matrix_dirs[d].fs,
+				(unsigned long)sfs.f_type, matrix_dirs[d].fs,
+				matrix_dirs[d].option);
 			return GUPCTL_EXIT_USAGE;
 		}
 	}
 	return 0;
 }
 
-/* The running kernel's GUP file-write policy, for the KTAP header. */
+/* The running kernel's GUP policy (policy.c), for the KTAP header. */
 static void print_kernel_policy(const struct matrix_opts *o)
 {
-	int has = gup_file_write_policy();
-	/* Every policy but stock's is (a version of) the series. */
-	bool want = strcmp(o->policy, "stock") != 0;
+	char why[128];
+	const char *kernel = policy_detect(why, sizeof(why));
 
-	if (has < 0) {
-		printf("# kernel GUP file-write policy: unknown (/proc/kallsyms: %s)\n",
-		       errno_name(has));
-		return;
-	}
-	printf("# kernel GUP file-write policy: %s (vma_needs_dirty_tracking %sin /proc/kallsyms)\n",
-	       has ? "present" : "absent", has ? "" : "not ");
-	if (has != want)
-		printf("# note: --policy %s expects it %s: expect mismatches\n",
-		       o->policy, want ? "present" : "absent");
+	printf("# kernel GUP policy: %s (%s)\n", kernel ?: "unknown", why);
+	if (kernel && strcmp(kernel, o->policy))
+		printf("# note: --policy %s, but the kernel's is %s: expect mismatches\n",
+		       o->policy, kernel);
 }
 
 static double now(void)
@@ -665,8 +635,8 @@ static int run_matrix(struct matrix_run *r)
 	       r->o->flavour, r->o->policy, r->kernel);
 	printf("1..%u\n", MATRIX_NR_CELLS);
 	print_kernel_policy(r->o);
-	printf("# dirs: ext4 %s, tmpfs %s, ramfs %s\n", r->o->dir[DIR_EXT4],
-	       r->o->dir[DIR_TMPFS], r->o->dir[DIR_RAMFS]);
+	printf("# dirs: ext4 %s, tmpfs %s, ramfs %s\n", r->o->dir[MATRIX_DIR_EXT4],
+	       r->o->dir[MATRIX_DIR_TMPFS], r->o->dir[MATRIX_DIR_RAMFS]);
 	fflush(stdout);
 
 	start = now();

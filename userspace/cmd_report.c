@@ -65,54 +65,6 @@ static const char * const report_usage[] = {
 	NULL
 };
 
-/* The one table: parse into @o, or (@help) print the help. */
-static int report_gopt(struct report_opts *o, int argc, char **argv,
-		       int *argi, FILE *help)
-{
-	const struct gopt opts[] = {
-		GOPT_GROUP("The pages, from a results directory or FLAVOUR.json files"),
-		GOPT_STRING(0, "md", &o->md, "FILE", "write the markdown page"),
-		GOPT_STRING(0, "svg", &o->svg, "FILE", "write the SVG heatmap"),
-		GOPT_STRING(0, "learned", &o->learned, "FILE",
-			    "append FILE under \"What we learned\" (if it exists)"),
-		GOPT_GROUP("The flavour's results document, after its boot"),
-		GOPT_STRING(0, "collect", &o->c.out, "FILE", "write FLAVOUR.json"),
-		GOPT_STRING(0, "flavour", &o->c.flavour, "NAME", "the flavour (required)"),
-		GOPT_STRING(0, "policy", &o->c.policy, "POLICY",
-			    "its gup column of patches/flavours (required)"),
-		GOPT_STRING(0, "ext4", &o->c.ext4, "BEHAVIOUR",
-			    "its ext4 column of patches/flavours (required)"),
-		GOPT_STRING(0, "input-hash", &o->c.input_hash, "HASH",
-			    "the kernel's cache key (required)"),
-		GOPT_STRING(0, "kernel-verdict", &o->c.verdict, "VERDICT",
-			    "qemu/run.sh's verdict of the boot (required)"),
-		GOPT_STRING(0, "boot-seconds", &o->boot_seconds, "SECONDS",
-			    "the boot's wall time (required)"),
-		GOPT_STRING(0, "console", &o->c.console, "FILE",
-			    "the boot's serial console (required)"),
-		GOPT_STRING(0, "reports", &o->c.reports, "FILE",
-			    "its kernel reports: qemu/scan-console.sh --reports (required)"),
-		GOPT_STRING(0, "matrix", &o->c.matrix, "FILE",
-			    "the guest's matrix document, if it wrote one"),
-		GOPT_STRING(0, "xcheck", &o->c.xcheck, "FILE",
-			    "the guest's cross-check document, if it wrote one"),
-		GOPT_END()
-	};
-
-	if (help) {
-		gopt_usage(help, "report", opts, report_usage);
-		return 0;
-	}
-	return gopt_parse("report", argc, argv, opts, report_usage, argi);
-}
-
-void cmd_report_help(FILE *f)
-{
-	struct report_opts o;
-
-	report_gopt(&o, 0, NULL, NULL, f);
-}
-
 static int check_collect_opts(struct report_opts *o)
 {
 	const struct { const char *v, *name; } req[] = {
@@ -149,9 +101,38 @@ static int check_collect_opts(struct report_opts *o)
 static int parse_report_opts(int argc, char **argv, struct report_opts *o)
 {
 	int ret, argi;
+	const struct gopt opts[] = {
+		GOPT_GROUP("The pages, from a results directory or FLAVOUR.json files"),
+		GOPT_STRING(0, "md", &o->md, "FILE", "write the markdown page"),
+		GOPT_STRING(0, "svg", &o->svg, "FILE", "write the SVG heatmap"),
+		GOPT_STRING(0, "learned", &o->learned, "FILE",
+			    "append FILE under \"What we learned\" (if it exists)"),
+		GOPT_GROUP("The flavour's results document, after its boot"),
+		GOPT_STRING(0, "collect", &o->c.out, "FILE", "write FLAVOUR.json"),
+		GOPT_STRING(0, "flavour", &o->c.flavour, "NAME", "the flavour (required)"),
+		GOPT_STRING(0, "policy", &o->c.policy, "POLICY",
+			    "its gup column of patches/flavours (required)"),
+		GOPT_STRING(0, "ext4", &o->c.ext4, "BEHAVIOUR",
+			    "its ext4 column of patches/flavours (required)"),
+		GOPT_STRING(0, "input-hash", &o->c.input_hash, "HASH",
+			    "the kernel's cache key (required)"),
+		GOPT_STRING(0, "kernel-verdict", &o->c.verdict, "VERDICT",
+			    "qemu/run.sh's verdict of the boot (required)"),
+		GOPT_STRING(0, "boot-seconds", &o->boot_seconds, "SECONDS",
+			    "the boot's wall time (required)"),
+		GOPT_STRING(0, "console", &o->c.console, "FILE",
+			    "the boot's serial console (required)"),
+		GOPT_STRING(0, "reports", &o->c.reports, "FILE",
+			    "its kernel reports: qemu/scan-console.sh --reports (required)"),
+		GOPT_STRING(0, "matrix", &o->c.matrix, "FILE",
+			    "the guest's matrix document, if it wrote one"),
+		GOPT_STRING(0, "xcheck", &o->c.xcheck, "FILE",
+			    "the guest's cross-check document, if it wrote one"),
+		GOPT_END()
+	};
 
 	memset(o, 0, sizeof(*o));
-	ret = report_gopt(o, argc, argv, &argi, NULL);
+	ret = gopt_parse("report", argc, argv, opts, report_usage, &argi);
 	if (ret)
 		return ret;
 	o->inputs = argv + argi;

@@ -34,7 +34,7 @@ struct xcheck {
 	const char *json_path;		/* --json, or NULL */
 	FILE *json;
 	json_t *cells;			/* what --json gets */
-	const char *dir[3];		/* ext4, tmpfs, ramfs directories */
+	const char *dir[MATRIX_NR_DIRS];/* --ext4-dir etc. */
 	const char *file[BACKING_COUNT];/* file for file backings */
 	unsigned int foll_longterm;	/* FOLL_LONGTERM of the running kernel */
 	bool marks;			/* markers reach /dev/kmsg */
@@ -46,13 +46,14 @@ static const char * const xcheck_usage[] = {
 	NULL
 };
 
-/* The one table: parse into @x, or (@help) print the help. */
-static int xcheck_gopt(struct xcheck *x, int argc, char **argv, int *argi,
-		       FILE *help)
+/* 0: options valid; GOPT_HELP: help printed; otherwise an exit code. */
+static int parse_args(struct xcheck *x, int argc, char **argv)
 {
-	char policy_help[128];
+	static char paths[MATRIX_NR_DIRS][4096];
+	unsigned int i;
+	int ret, argi, d;
 	const struct gopt opts[] = {
-		GOPT_STRING(0, "policy", &x->policy_name, "POLICY", policy_help),
+		GOPT_STRING(0, "policy", &x->policy_name, "POLICY", matrix_policy_help()),
 		GOPT_STRING(0, "gup-test", &x->gup_test, "PATH",
 			    "gup_test built from the running kernel's tree (required)"),
 		GOPT_STRING(0, "matrix", &x->matrix_path, "FILE",
@@ -61,27 +62,40 @@ static int xcheck_gopt(struct xcheck *x, int argc, char **argv, int *argi,
 			    "write the cross-check as JSON"),
 		GOPT_UINT(0, "foll-longterm", &x->foll_longterm, "HEX",
 			  "FOLL_LONGTERM of the running kernel, for gup_test -F (0x10000)"),
-		GOPT_STRING(0, "ext4-dir", &x->dir[0], "DIR", MATRIX_EXT4_HELP),
-		GOPT_STRING(0, "tmpfs-dir", &x->dir[1], "DIR", MATRIX_TMPFS_HELP),
-		GOPT_STRING(0, "ramfs-dir", &x->dir[2], "DIR", MATRIX_RAMFS_HELP),
+		GOPT_STRING(0, "ext4-dir", &x->dir[MATRIX_DIR_EXT4], "DIR", MATRIX_EXT4_HELP),
+		GOPT_STRING(0, "tmpfs-dir", &x->dir[MATRIX_DIR_TMPFS], "DIR", MATRIX_TMPFS_HELP),
+		GOPT_STRING(0, "ramfs-dir", &x->dir[MATRIX_DIR_RAMFS], "DIR", MATRIX_RAMFS_HELP),
 		GOPT_END()
 	};
 
-	snprintf(policy_help, sizeof(policy_help),
-		 "expected outcomes from this policy: %s (required)",
-		 policy_names());
-	if (help) {
-		gopt_usage(help, "xcheck", opts, xcheck_usage);
-		return 0;
+	x->foll_longterm = 0x10000;
+	matrix_dir_defaults(x->dir);
+	ret = gopt_parse("xcheck", argc, argv, opts, xcheck_usage, &argi);
+	if (ret)
+		return ret;
+	if (argi < argc)
+		return usage_error("xcheck", "unexpected argument '%s'", argv[argi]);
+	if (!x->policy_name || !x->gup_test)
+		return usage_error("xcheck", "--policy and --gup-test are required");
+	x->policy = policy_lookup(x->policy_name);
+	if (!x->policy)
+		return usage_error("xcheck", "unknown --policy '%s': give one of: %s",
+				   x->policy_name, policy_names());
+	if (!x->foll_longterm)
+		return usage_error("xcheck",
+				   "bad --foll-longterm 0: give the kernel's FOLL_LONGTERM");
+	for (d = 0; d < MATRIX_NR_DIRS; d++) {
+		if (!x->dir[d][0])
+			return usage_error("xcheck", "empty %s", matrix_dirs[d].option);
+		if ((size_t)snprintf(paths[d], sizeof(paths[d]), "%s/gup-xcheck.dat",
+				     x->dir[d]) >= sizeof(paths[d]))
+			return usage_error("xcheck", "%s too long", matrix_dirs[d].option);
 	}
-	return gopt_parse("xcheck", argc, argv, opts, xcheck_usage, argi);
-}
-
-void cmd_xcheck_help(FILE *f)
-{
-	struct xcheck x;
-
-	xcheck_gopt(&x, 0, NULL, NULL, f);
+	for (i = 0; i < BACKING_COUNT; i++) {
+		d = matrix_backing_dir(i);
+		x->file[i] = d < 0 ? NULL : paths[d];
+	}
+	return 0;
 }
 
 /* gup_test's command option for a method and our flags. */
@@ -112,10 +126,8 @@ static const char *gup_test_cmd(unsigned int method, unsigned int flags)
  */
 static bool expressible(const struct cell *c)
 {
-	bool fast = c->method == GUP_PIN_METHOD_PIN_FAST ||
-		    c->method == GUP_PIN_METHOD_GET_FAST;
-	bool pin = c->method == GUP_PIN_METHOD_PIN ||
-		   c->method == GUP_PIN_METHOD_PIN_FAST;
+	bool fast = method_is_fast(c->method);
+	bool pin = method_is_pin(c->method);
 
 	if (c->state == STATE_READ || c->backing == BACKING_EXT4_SHARED_RO ||
 	    !gup_test_cmd(c->method, c->flags))
@@ -171,8 +183,8 @@ static int run_gup_test(const struct xcheck *x, const struct cell *c,
 	argv[argc++] = c->backing == BACKING_HUGETLB ? "2" : "1";
 	if (c->backing == BACKING_HUGETLB)
 		argv[argc++] = "-H";
-	if (c->backing != BACKING_ANON && c->backing != BACKING_HUGETLB &&
-	    c->backing != BACKING_EXT4_PRIVATE)
+	/* The backing's mapping; but gup_test's -H is private anonymous memory. */
+	if (!backing_spec(c->backing)->private && c->backing != BACKING_HUGETLB)
 		argv[argc++] = "-S";
 	if (x->file[c->backing]) {
 		argv[argc++] = "-f";
@@ -303,46 +315,6 @@ static void check_cell(struct xcheck *x, unsigned int idx)
 		printf("# reason for the expectation: %s\n", e.reason);
 		x->failed++;
 	}
-}
-
-/* 0: options valid; GOPT_HELP: help printed; otherwise an exit code. */
-static int parse_args(struct xcheck *x, int argc, char **argv)
-{
-	static const char * const fs[] = { "ext4", "tmpfs", "ramfs" };
-	static char paths[3][4096];
-	unsigned int i;
-	int ret, argi;
-
-	x->foll_longterm = 0x10000;
-	x->dir[0] = MATRIX_EXT4_DIR;
-	x->dir[1] = MATRIX_TMPFS_DIR;
-	x->dir[2] = MATRIX_RAMFS_DIR;
-	ret = xcheck_gopt(x, argc, argv, &argi, NULL);
-	if (ret)
-		return ret;
-	if (argi < argc)
-		return usage_error("xcheck", "unexpected argument '%s'", argv[argi]);
-	if (!x->policy_name || !x->gup_test)
-		return usage_error("xcheck", "--policy and --gup-test are required");
-	x->policy = policy_lookup(x->policy_name);
-	if (!x->policy)
-		return usage_error("xcheck", "unknown --policy '%s': give one of: %s",
-				   x->policy_name, policy_names());
-	if (!x->foll_longterm)
-		return usage_error("xcheck",
-				   "bad --foll-longterm 0: give the kernel's FOLL_LONGTERM");
-	for (i = 0; i < 3; i++) {
-		if (!x->dir[i][0])
-			return usage_error("xcheck", "empty --%s-dir", fs[i]);
-		if ((size_t)snprintf(paths[i], sizeof(paths[i]), "%s/gup-xcheck.dat",
-				     x->dir[i]) >= sizeof(paths[i]))
-			return usage_error("xcheck", "--%s-dir too long", fs[i]);
-	}
-	x->file[BACKING_EXT4_SHARED] = paths[0];
-	x->file[BACKING_EXT4_PRIVATE] = paths[0];
-	x->file[BACKING_TMPFS] = paths[1];
-	x->file[BACKING_RAMFS] = paths[2];
-	return 0;
 }
 
 /* 0, or an exit code: the --matrix document, of this policy. */

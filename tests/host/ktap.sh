@@ -4,13 +4,8 @@
 # the output back with the kernel's own KTAP parser (tools/testing/kunit,
 # kunit.py parse, from the pristine 6.1 tree), which flags any numbering,
 # plan or nesting error as "[ERROR]".
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-. qemu/lib.sh
-. tests/tap.sh
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=../suite.sh
+. "$(dirname "$0")/../suite.sh"
 kunit=$(patches/unpack-source.sh)/tools/testing/kunit/kunit.py
 
 printf '%s\n' 'echo "TAP version 13"' 'echo "ok 1 - one"' 'echo "# a note"' \

@@ -2,10 +2,8 @@
 # Host-side checks that need no guest: shell scripts shellcheck clean, the
 # module checkpatch clean and warning-free against Debian's headers, the
 # patches applying to a pristine tree with no fuzz.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-. qemu/lib.sh
-. tests/tap.sh
+# shellcheck source=../suite.sh
+. "$(dirname "$0")/../suite.sh"
 
 mapfile -t scripts < <(git ls-files '*.sh' .ci/run rootfs/init)
 if out=$(shellcheck -x "${scripts[@]}" 2>&1); then

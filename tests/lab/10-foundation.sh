@@ -3,13 +3,8 @@
 # status, crashes and hangs become verdicts, and each flavour carries what
 # its series says it carries.  Expectations come from the patch files, not
 # from earlier runs.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-. qemu/lib.sh
-. tests/tap.sh
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=../suite.sh
+. "$(dirname "$0")/../suite.sh"
 
 # series_adds FLAVOUR ERE: does any patch of the flavour add a line matching ERE?
 series_adds() {

@@ -3,13 +3,8 @@
 # kernel's kselftest harness (round trips, page state, close-with-pins, bad
 # input, concurrency), the mission's interactive line, and a clean rmmod at
 # the end.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-. qemu/lib.sh
-. tests/tap.sh
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=../suite.sh
+. "$(dirname "$0")/../suite.sh"
 
 for f in $(all_flavours); do
 	stage=$work/$f.stage

@@ -5,14 +5,9 @@
 # agree, the console must stay free of kernel reports, and the job must
 # write its results directory (docs/results.md) and nothing tracked.
 # Every figure is read from the results by field name (jq).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-. qemu/lib.sh
+# shellcheck source=../suite.sh
+. "$(dirname "$0")/../suite.sh"
 . jobs/lib.sh
-. tests/tap.sh
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 res=$work/results
 links() {
 	readlink "$LAB_RESULTS/latest" "$LAB_RESULTS/matrix/latest" 2>/dev/null || true

@@ -1,0 +1,14 @@
+# shellcheck shell=bash
+# How every shell suite of tests/host and tests/lab starts: strict mode,
+# the repository root as working directory, the lab's shell library and
+# the TAP helpers, and $work, a scratch directory removed on exit.
+# Sourced first thing:  . "$(dirname "$0")/../suite.sh"
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=../qemu/lib.sh
+. qemu/lib.sh
+# shellcheck source=tap.sh
+. tests/tap.sh
+# shellcheck disable=SC2034 # used by the suites that source this
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
