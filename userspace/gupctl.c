@@ -13,8 +13,6 @@
 struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);	/* NULL: host-only, not built */
-	/* Until the command parses with options.h: its help; else NULL. */
-	void (*help)(FILE *f);
 	const char *summary;
 };
 
@@ -180,10 +178,6 @@ static int cmd_help(int argc, char **argv)
 	c = get_command(argv[argi]);
 	if (!c)
 		return GUPCTL_EXIT_USAGE;
-	if (c->help) {
-		c->help(stdout);
-		return GUPCTL_EXIT_OK;
-	}
 	args[0] = (char *)c->name;
 	return c->run(2, args);
 }

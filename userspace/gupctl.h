@@ -3,8 +3,7 @@
  * gupctl: commands and the helpers they share.  A command is an
  * "int cmd_X(int argc, char **argv)" (argv[0] is the command name) listed
  * in the table in gupctl.c; it parses with options.h, so "gupctl help X"
- * runs cmd_X(2, {"X", "--help"}).  A command not converted yet also has a
- * "void cmd_X_help(FILE *)", its table entry's .help.
+ * runs cmd_X(2, {"X", "--help"}).
  */
 #ifndef GUPCTL_H
 #define GUPCTL_H
