@@ -132,6 +132,18 @@ json_t *matrix_json_read_file(const char *path, const char *cmd)
 	return doc;
 }
 
+json_t *matrix_json_read_object(const char *path, const char *cmd)
+{
+	json_t *doc = matrix_json_read_file(path, cmd);
+
+	if (doc && !json_is_object(doc)) {
+		fprintf(stderr, "gupctl %s: %s: not a JSON object\n", cmd, path);
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
+}
+
 /* ---- Reading ---- */
 
 struct jreader {

@@ -86,6 +86,8 @@ FILE *matrix_json_open(const char *path, const char *cmd);
 int matrix_json_dump(json_t *doc, FILE *f, const char *path, const char *cmd);
 /* Read a JSON file; NULL after a message on stderr. */
 json_t *matrix_json_read_file(const char *path, const char *cmd);
+/* The same for a file that must hold one JSON object. */
+json_t *matrix_json_read_object(const char *path, const char *cmd);
 
 /* gupctl report --collect (matrix_collect.c, host only). */
 struct collect_opts {

@@ -548,18 +548,13 @@ static json_t *measured_json(const char *outcome, json_t *guest, const char *hos
 /* Read the guest's facts; an object (empty if there are none) or NULL on error. */
 static json_t *load_guest(const struct judge_opts *o, const char *label)
 {
-	json_error_t err;
 	json_t *g;
 
 	if (!o->guest_json || access(o->guest_json, F_OK))
 		return json_object();
-	g = json_load_file(o->guest_json, 0, &err);
-	if (!g || !json_is_object(g)) {
-		fprintf(stderr, "gupctl repro judge: %s:%d: %s\n", o->guest_json, err.line,
-			g ? "not a JSON object" : err.text);
-		json_decref(g);
+	g = matrix_json_read_object(o->guest_json, "repro judge");
+	if (!g)
 		return NULL;
-	}
 	if (!str_of(json_object_get(g, "cell"), "label") ||
 	    strcmp(str_of(json_object_get(g, "cell"), "label"), label)) {
 		fprintf(stderr, "gupctl repro judge: %s is the facts of cell '%s', not '%s'\n",

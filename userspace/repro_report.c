@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "gupctl.h"
+#include "matrix_json.h"
 #include "repro.h"
 
 static const char *str_of(json_t *obj, const char *key)
@@ -26,20 +27,6 @@ static const char *outcome_of(json_t *cell, const char *which)
 	const char *s = str_of(json_object_get(cell, which), "outcome");
 
 	return s ? s : "?";
-}
-
-static json_t *load(const char *cmd, const char *path)
-{
-	json_error_t err;
-	json_t *j = json_load_file(path, 0, &err);
-
-	if (!j || !json_is_object(j)) {
-		fprintf(stderr, "gupctl %s: %s:%d: %s\n", cmd, path, err.line,
-			j ? "not a JSON object" : err.text);
-		json_decref(j);
-		return NULL;
-	}
-	return j;
 }
 
 /* ---- collect ---- */
@@ -99,7 +86,7 @@ static int collect(const char *input_hash, const char *release, const char *json
 	int i, err;
 
 	for (i = 0; i < nr; i++) {
-		c = load("repro collect", files[i]);
+		c = matrix_json_read_object(files[i], "repro collect");
 		if (!c)
 			goto bad;
 		v = str_of(c, "flavour") ?: "";
@@ -326,7 +313,7 @@ static int report(const char *dir, const char *out)
 	int ret = GUPCTL_EXIT_OK;
 
 	snprintf(path, sizeof(path), "%s/run.json", dir);
-	run = load("repro report", path);
+	run = matrix_json_read_object(path, "repro report");
 	if (run && strcmp(str_of(run, "job") ?: "", "repro")) {
 		fprintf(stderr, "gupctl repro report: %s is a run of '%s', not of repro\n", path,
 			str_of(run, "job"));
@@ -340,7 +327,7 @@ static int report(const char *dir, const char *out)
 	fprintf(md.f, "|---|---|---|---|---|---|---|---|\n");
 	json_array_foreach(json_object_get(run, "flavours"), i, fl) {
 		snprintf(path, sizeof(path), "%s/%s.json", dir, str_of(fl, "name"));
-		doc = json_is_true(json_object_get(fl, "ran")) ? load("repro report", path) : NULL;
+		doc = json_is_true(json_object_get(fl, "ran")) ? matrix_json_read_object(path, "repro report") : NULL;
 		if (!doc) {
 			v = str_of(fl, "why_not_run") ?: "no results";
 			fprintf(md.f, "| %s | - | - | - | not run: %s | - | - | - |\n",
