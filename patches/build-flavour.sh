@@ -1,8 +1,10 @@
 #!/bin/bash
-# Build one kernel flavour: pristine linux-source-6.1 + the flavour's series
-# (patches/flavours) + patches/config.fragment, in the cache directory named
-# by the hash of all those inputs.  Prints that directory: src/ (patched
-# tree), build/ (O= tree, usable for `make -C build M=...`, holds vmlinux).
+# Build one kernel flavour: a pristine Debian linux-source tree + the
+# flavour's series (patches/flavours) + its config fragments (the lab's, the
+# source version's, the overlays': lib.sh's flavour_fragments), in the cache
+# directory named by the hash of all those inputs.  Prints that directory:
+# src/ (patched tree), build/ (O= tree, usable for `make -C build M=...`,
+# holds vmlinux).  Progress goes to stderr (patches/build-progress.sh).
 set -euo pipefail
 # shellcheck source=../qemu/lib.sh
 . "$(dirname "$0")/../qemu/lib.sh"
@@ -10,7 +12,9 @@ set -euo pipefail
 [ $# -eq 1 ] || die "usage: $0 FLAVOUR"
 flavour=$1
 series=$(flavour_series "$flavour")
-pristine=$("$LAB_ROOT/patches/unpack-source.sh")
+pkg=$(flavour_source_pkg "$flavour")
+fragments=$(flavour_fragments "$flavour")
+pristine=$("$LAB_ROOT/patches/unpack-source.sh" "$pkg")
 dir=$(flavour_dir "$flavour")
 
 mkdir -p "$LAB_CACHE/kernels"
@@ -52,18 +56,25 @@ export CCACHE_NOHASHDIR=1
 export KBUILD_BUILD_TIMESTAMP="gup-lab $flavour"
 export KBUILD_BUILD_USER=gup-lab KBUILD_BUILD_HOST=gup-lab
 kmake=(make -C "$dir/src" O="$dir/build" ARCH=x86_64 CC="ccache gcc"
-	-j"$(nproc)" -s)
+	-j"$(nproc)")
 
-"${kmake[@]}" tinyconfig >/dev/null
+"${kmake[@]}" -s tinyconfig >/dev/null
+# shellcheck disable=SC2086 # one path per line, no spaces
 "$dir/src/scripts/kconfig/merge_config.sh" -m -O "$dir/build" \
-	"$dir/build/.config" "$LAB_ROOT/patches/config.fragment" >/dev/null
-"${kmake[@]}" olddefconfig >/dev/null
-missing=$(grep '^CONFIG_' "$LAB_ROOT/patches/config.fragment" |
-	grep -vxFf "$dir/build/.config" || true)
+	"$dir/build/.config" $fragments >/dev/null
+"${kmake[@]}" -s olddefconfig >/dev/null
+# shellcheck disable=SC2086
+missing=$(cat $fragments | grep '^CONFIG_' | grep -vxFf "$dir/build/.config" || true)
 [ -z "$missing" ] || die "$flavour: config lost after olddefconfig: $missing"
 
+# Not -s: Kbuild's one line per object ("  CC      mm/gup.o") is what
+# build-progress.sh counts.
 log "$flavour: building (make -j$(nproc)); log in $dir/build.log"
-if ! "${kmake[@]}" all >"$dir/build.log" 2>&1; then
+"${kmake[@]}" all >"$dir/build.log" 2>&1 &
+make_pid=$!
+"$LAB_ROOT/patches/build-progress.sh" "$flavour" "$dir/build.log" "$make_pid" \
+	"$LAB_CACHE/kernels/objects-$pkg" || true
+if ! wait "$make_pid"; then
 	tail -30 "$dir/build.log" >&2
 	die "$flavour: kernel build failed, see $dir/build.log"
 fi

@@ -1,17 +1,19 @@
 #!/bin/bash
-# Unpack Debian's linux-source-6.1 tarball once per package version into the
-# cache.  The tree is pristine: flavours copy it (hard links) and patch the copy.
+# Unpack a Debian linux-source-X.Y tarball (default linux-source-6.1) once
+# per package version into the cache.  The tree is pristine: flavours copy
+# it (hard links) and patch the copy.  Prints the tree's path.
 set -euo pipefail
 # shellcheck source=../qemu/lib.sh
 . "$(dirname "$0")/../qemu/lib.sh"
 
-tree=$(source_tree)
+pkg=${1:-$LAB_SOURCE_PKG}
+tree=$(source_tree "$pkg")
 if [ -f "$tree/.gup-lab-unpacked" ]; then
 	echo "$tree"
 	exit 0
 fi
-tarball=$(ls /usr/src/linux-source-6.1.tar.xz 2>/dev/null) ||
-	die "/usr/src/linux-source-6.1.tar.xz missing: run 'make deps'"
+tarball=/usr/src/$pkg.tar.xz
+[ -f "$tarball" ] || die "$tarball missing: run 'make deps'"
 log "unpacking $tarball into $tree"
 rm -rf "$tree" "$tree.tmp"
 mkdir -p "$tree.tmp"

@@ -5,6 +5,7 @@
 LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Builds live outside the clone so that a fresh clone reuses them.
 LAB_CACHE=${GUP_LAB_CACHE:-/var/cache/gup-lab}
+# The default source package; a flavour names its own (patches/flavours).
 LAB_SOURCE_PKG=linux-source-6.1
 
 die() {
@@ -16,14 +17,19 @@ log() {
 	echo "gup-lab: $*" >&2
 }
 
+# source_pkg_version [PKG]: the installed version of PKG (default
+# $LAB_SOURCE_PKG).
 source_pkg_version() {
-	dpkg-query -W -f='${Version}' "$LAB_SOURCE_PKG" 2>/dev/null ||
-		die "$LAB_SOURCE_PKG is not installed: run 'make deps'"
+	local pkg=${1:-$LAB_SOURCE_PKG}
+	dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null ||
+		die "$pkg is not installed: run 'make deps'"
 }
 
-# Print the path of the pristine unpacked tree for the installed package.
+# source_tree [PKG]: the path of the pristine unpacked tree of the
+# installed PKG (default $LAB_SOURCE_PKG).
 source_tree() {
-	echo "$LAB_CACHE/src/$LAB_SOURCE_PKG-$(source_pkg_version)"
+	local pkg=${1:-$LAB_SOURCE_PKG}
+	echo "$LAB_CACHE/src/$pkg-$(source_pkg_version "$pkg")"
 }
 
 # hash_inputs FILE... : one sha256 over the names and contents of the files.
@@ -35,12 +41,50 @@ hash_inputs() {
 	done | sha256sum | cut -c1-16
 }
 
+# A flavour name may carry config overlays: gup-v7+debug is gup-v7 built
+# with patches/overlays/debug.fragment on top (patches/overlays/README).
+# flavour_base NAME: the name without its overlays.
+flavour_base() {
+	echo "${1%%+*}"
+}
+
+# flavour_overlays NAME: its overlays, one per line, in order.
+flavour_overlays() {
+	local rest=${1#"$(flavour_base "$1")"}
+	[ -z "$rest" ] || tr '+' '\n' <<<"${rest#+}"
+}
+
 # flavour_field NAME COLUMN: one column of the flavour's line in
-# patches/flavours (2 series, 3 gup policy, 4 ext4 behaviour).
+# patches/flavours (2 series, 3 gup policy, 4 ext4 behaviour, 5 kernel
+# source).  Overlays share their base flavour's line.
 flavour_field() {
-	awk -v f="$1" -v c="$2" '!/^#/ && $1 == f { print $c; found = 1 }
+	local base
+	base=$(flavour_base "$1")
+	awk -v f="$base" -v c="$2" '!/^#/ && $1 == f { print $c; found = 1 }
 		END { exit !found }' "$LAB_ROOT/patches/flavours" ||
-		die "unknown flavour '$1' (see patches/flavours)"
+		die "unknown flavour '$base' (see patches/flavours)"
+}
+
+# flavour_source_pkg NAME: the Debian package holding its kernel source.
+flavour_source_pkg() {
+	local v
+	v=$(flavour_field "$1" 5) || exit 1
+	echo "linux-source-$v"
+}
+
+# flavour_fragments NAME: the config fragments merged onto tinyconfig, in
+# order: the lab's, the source version's (if any), then each overlay's.
+flavour_fragments() {
+	local v o
+	v=$(flavour_field "$1" 5) || exit 1
+	echo "$LAB_ROOT/patches/config.fragment"
+	[ ! -f "$LAB_ROOT/patches/config-$v.fragment" ] ||
+		echo "$LAB_ROOT/patches/config-$v.fragment"
+	for o in $(flavour_overlays "$1"); do
+		[ -f "$LAB_ROOT/patches/overlays/$o.fragment" ] ||
+			die "unknown overlay '$o' in '$1' (see patches/overlays/)"
+		echo "$LAB_ROOT/patches/overlays/$o.fragment"
+	done
 }
 
 # flavour_series NAME: the flavour's series directories, in order.
@@ -54,18 +98,22 @@ all_flavours() {
 	awk '!/^#/ && NF { print $1 }' "$LAB_ROOT/patches/flavours"
 }
 
-# flavour_key NAME: hash of every input of the flavour's kernel build.
+# flavour_key NAME: hash of every input of the flavour's kernel build: the
+# source package and its version, the series, the config fragments and the
+# build script.  (Not this file: what here decides the inputs is above.)
 flavour_key() {
-	local name=$1 s files=()
+	local name=$1 pkg s files=() frags
+	pkg=$(flavour_source_pkg "$name") || exit 1
 	for s in $(flavour_series "$name"); do
 		files+=("$LAB_ROOT"/patches/"$s"/*.patch)
 	done
+	frags=$(flavour_fragments "$name") || exit 1
 	{
-		echo "$LAB_SOURCE_PKG $(source_pkg_version) flavour $name"
+		echo "$pkg $(source_pkg_version "$pkg") flavour $name"
 		echo "series: $(flavour_series "$name" | tr '\n' ' ')"
-		hash_inputs "${files[@]}" "$LAB_ROOT/patches/config.fragment" \
-			"$LAB_ROOT/patches/build-flavour.sh" \
-			"$LAB_ROOT/qemu/lib.sh"
+		# shellcheck disable=SC2086 # one path per line, no spaces
+		hash_inputs "${files[@]}" $frags \
+			"$LAB_ROOT/patches/build-flavour.sh"
 	} | sha256sum | cut -c1-16
 }
 
@@ -76,7 +124,7 @@ flavour_dir() {
 
 rootfs_key() {
 	hash_inputs "$LAB_ROOT/rootfs/build-rootfs.sh" "$LAB_ROOT/rootfs/init" \
-		"$LAB_ROOT/rootfs/packages" "$LAB_ROOT/qemu/lib.sh"
+		"$LAB_ROOT/rootfs/packages"
 }
 
 rootfs_image() {

@@ -1,0 +1,45 @@
+#!/bin/bash
+# Show a kernel build's progress while make (PID) writes LOG: objects done
+# out of the number the last build from the same source took (remembered in
+# COUNTS), on one updating line when stderr is a terminal, a plain line
+# every 30 s otherwise.  Returns when PID exits; records the new count.
+#
+# usage: build-progress.sh FLAVOUR LOG PID COUNTS
+set -uo pipefail
+
+flavour=$1 log=$2 pid=$3 counts=$4
+total=$(cat "$counts" 2>/dev/null || echo 0)
+t0=$(date +%s)
+last=0
+
+objects() {
+	grep -cE '^  (CC|AS|AR|LD|CPP|HOSTCC|GEN|OBJCOPY) ' "$log" 2>/dev/null || echo 0
+}
+
+show() {
+	local n=$1 now=$2 pct=""
+	[ "$total" -gt 0 ] && pct=" ($((n * 100 / total < 100 ? n * 100 / total : 99))%)"
+	if [ -t 2 ]; then
+		printf '\rgup-lab: %s: building, %d of %s objects%s, %d s ' "$flavour" \
+			"$n" "${total/#0/?}" "$pct" "$((now - t0))" >&2
+	else
+		printf 'gup-lab: %s: building, %d of %s objects%s, %d s\n' "$flavour" \
+			"$n" "${total/#0/?}" "$pct" "$((now - t0))" >&2
+	fi
+}
+
+while kill -0 "$pid" 2>/dev/null; do
+	sleep 2
+	now=$(date +%s)
+	if [ -t 2 ] || [ $((now - last)) -ge 30 ]; then
+		show "$(objects)" "$now"
+		last=$now
+	fi
+done
+[ ! -t 2 ] || printf '\n' >&2
+n=$(objects)
+# Only a finished build's count is a total worth remembering.
+if [ "$n" -gt 0 ] && grep -q 'Kernel: arch/x86/boot/bzImage is ready' "$log"; then
+	echo "$n" >"$counts"
+fi
+exit 0
