@@ -29,16 +29,22 @@
 
 /* ---- The matrix's shape, shared with xcheck and report (gupctl.h) ---- */
 
-static const unsigned int flag_sets[MATRIX_NR_FLAGS] = {
-	0,
-	GUP_PIN_FLAG_WRITE,
-	GUP_PIN_FLAG_LONGTERM,
-	GUP_PIN_FLAG_WRITE | GUP_PIN_FLAG_LONGTERM,
+#define W	GUP_PIN_FLAG_WRITE
+#define L	GUP_PIN_FLAG_LONGTERM
+#define F	GUP_PIN_FLAG_FORCE
+#define AB	GUP_PIN_FLAG_ALLOW_BROKEN
+const unsigned int matrix_flag_sets[MATRIX_NR_FLAGS] = {
+	0, W, L, W | L, F, W | F, L | F, W | L | F,
+	W | AB, W | L | AB, W | F | AB, W | L | F | AB,
 };
+#undef W
+#undef L
+#undef F
+#undef AB
 
 void matrix_cell(unsigned int index, struct cell *c)
 {
-	c->flags = flag_sets[index % MATRIX_NR_FLAGS];
+	c->flags = matrix_flag_sets[index % MATRIX_NR_FLAGS];
 	index /= MATRIX_NR_FLAGS;
 	c->method = index % GUP_PIN_METHOD_COUNT;
 	index /= GUP_PIN_METHOD_COUNT;
@@ -55,7 +61,7 @@ int matrix_index(const struct cell *c)
 	    c->method >= GUP_PIN_METHOD_COUNT)
 		return -1;
 	for (f = 0; f < MATRIX_NR_FLAGS; f++)
-		if (flag_sets[f] == c->flags)
+		if (matrix_flag_sets[f] == c->flags)
 			break;
 	if (f == MATRIX_NR_FLAGS)
 		return -1;
@@ -240,6 +246,8 @@ struct cell_result {
 	struct gup_page_state page;
 	int state_err;			/* GUP_PIN_IOC_STATE, 0 or -errno */
 	int unpin_err;			/* GUP_PIN_IOC_UNPIN, 0 or -errno */
+	long thp_kb;			/* THP backings: PMD-mapped kB, -errno */
+	int warn_err;			/* re-arming WARN_ON_ONCE, 0 or -errno */
 };
 
 struct matrix_run {
@@ -328,6 +336,7 @@ static int cell_setup(const struct matrix_run *r, unsigned int n,
 		.kind = b->kind,
 		.private = b->private,
 		.read_only = b->read_only,
+		.thp = b->thp,
 		.offset = 0,
 		.length = r->page,
 		.prefault = state_prefault(c->state),
@@ -338,7 +347,7 @@ static int cell_setup(const struct matrix_run *r, unsigned int n,
 	ct->mapped = false;
 	ct->path[0] = '\0';
 	ct->err[0] = '\0';
-	if (spec.read_only && spec.prefault == TARGET_PREFAULT_WRITE) {
+	if (spec.read_only && spec.prefault >= TARGET_PREFAULT_WRITE) {
 		snprintf(ct->err, sizeof(ct->err),
 			 "a PROT_READ mapping cannot be write-faulted from user space");
 		return -EINVAL;
@@ -390,6 +399,8 @@ static void cell_pin(struct matrix_run *r, const struct cell_target *ct,
 		return;
 	}
 	res->measured = MATRIX_PINNED;
+	if (ct->t.spec.thp)
+		res->thp_kb = target_thp_kb(&ct->t);
 	res->state_err = gupdev_state(&r->dev, req.id, 0, &res->page, &count);
 	res->have_page = !res->state_err && count == 1;
 	res->unpin_err = gupdev_unpin(&r->dev, req.id, 0);
@@ -437,10 +448,21 @@ static enum matrix_outcome expected_outcome(const struct expectation *e)
 	}
 }
 
+/*
+ * A THP backing stands for GUP's huge-pmd paths only if the page came out
+ * huge (THP can fall back to small pages, or be off).
+ */
+static bool cell_thp_missing(const struct cell_result *res)
+{
+	return backing_spec(res->cell.backing)->thp &&
+	       res->measured == MATRIX_PINNED && res->thp_kb <= 0;
+}
+
 /* Did the cell go as expected (its KTAP "ok")? */
 static bool cell_ok(const struct cell_result *res)
 {
-	return cell_as_expected(res) && !res->unpin_err;
+	return cell_as_expected(res) && !res->unpin_err &&
+	       !cell_thp_missing(res) && !res->warn_err;
 }
 
 /* Print cell @n's KTAP result (and the diagnostics before it); count it. */
@@ -470,6 +492,15 @@ static void cell_report(struct matrix_run *r, unsigned int n,
 		r->nr_setup_failed++;
 		printf("not ok %u %s # setup failed: %s: %s\n", n + 1, desc,
 		       errno_name(res->err), setup_err);
+	} else if (res->warn_err) {
+		r->nr_setup_failed++;
+		printf("not ok %u %s # setup failed: cannot re-arm WARN_ON_ONCE (%s): %s (%s)\n",
+		       n + 1, desc, MATRIX_CLEAR_WARN_ONCE, errno_name(res->warn_err),
+		       strerror(-res->warn_err));
+	} else if (cell_thp_missing(res)) {
+		r->nr_setup_failed++;
+		printf("not ok %u %s # setup failed: the page is not a transparent huge page (%ld kB PMD-mapped): check /sys/kernel/mm/transparent_hugepage/{enabled,shmem_enabled}\n",
+		       n + 1, desc, res->thp_kb);
 	} else if (res->unpin_err) {
 		r->nr_unpin_failed++;
 		printf("not ok %u %s # unpin failed: %s (%s): the pin stays until gupctl exits; measured pinned, expected %s: %s\n",
@@ -478,8 +509,9 @@ static void cell_report(struct matrix_run *r, unsigned int n,
 		       res->exp.reason);
 	} else if (cell_ok(res)) {
 		r->nr_ok++;
-		printf("ok %u %s # %s (expected: %s)\n", n + 1, desc,
-		       measured_str(res), res->exp.reason);
+		printf("ok %u %s # %s%s%s (expected: %s)\n", n + 1, desc,
+		       measured_str(res), res->exp.by_driver ? " by the driver" : "",
+		       res->exp.report.kind ? " + WARNING" : "", res->exp.reason);
 	} else {
 		r->nr_mismatch++;
 		printf("not ok %u %s # MISMATCH measured %s, expected %s: %s\n",
@@ -502,6 +534,24 @@ static void mark(struct matrix_run *r, int n)
 		       errno_name(ret), strerror(-ret));
 		r->marks = false;
 	}
+}
+
+/*
+ * WARN_ON_ONCE fires once per call site and boot: re-arm them all
+ * (kernel/panic.c: clear_warn_once) so that the WARN this cell expects is
+ * printed, after its marker.  0 or -errno.
+ */
+static int rearm_warn_once(void)
+{
+	int fd = open(MATRIX_CLEAR_WARN_ONCE, O_WRONLY | O_CLOEXEC);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "1", 1) != 1)
+		ret = -(errno ?: EIO);
+	close(fd);
+	return ret;
 }
 
 static void run_cell(struct matrix_run *r, unsigned int n)
@@ -527,7 +577,10 @@ static void run_cell(struct matrix_run *r, unsigned int n)
 		cell_report(r, n, res, ct.err);
 		return;
 	}
-	cell_pin(r, &ct, res);
+	if (res->exp.report.kind)
+		res->warn_err = rearm_warn_once();
+	if (!res->warn_err)
+		cell_pin(r, &ct, res);
 	cell_teardown(&ct);
 	cell_report(r, n, res, NULL);
 }
@@ -543,6 +596,10 @@ static void cell_record(const struct cell_result *res, struct mcell *mc)
 		snprintf(mc->exp_err, sizeof(mc->exp_err), "%s",
 			 errno_name(res->exp.err));
 	mc->reason = res->exp.reason;
+	mc->by_driver = res->exp.by_driver;
+	mc->report = res->exp.report;
+	mc->thp_kb = backing_spec(res->cell.backing)->thp &&
+		     res->measured == MATRIX_PINNED ? res->thp_kb : -1;
 	mc->measured = res->measured;
 	if (res->measured == MATRIX_REFUSED || res->setup_failed)
 		snprintf(mc->meas_err, sizeof(mc->meas_err), "%s",

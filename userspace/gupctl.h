@@ -39,10 +39,14 @@ int cmd_xcheck(int argc, char **argv);
  * (which read its JSON, matrix_json.h).  Cells are numbered
  * 0..MATRIX_NR_CELLS-1 in run order (1.. in KTAP, markers and documents):
  * backing, then state, then method, then flags, the last varying fastest;
- * flags take the MATRIX_NR_FLAGS sets none, WRITE, LONGTERM,
- * WRITE|LONGTERM in that order.
+ * flags take the MATRIX_NR_FLAGS sets of matrix_flag_sets[]: every mix
+ * of WRITE, LONGTERM and FORCE, then ALLOW_BROKEN with each mix that
+ * writes (it only matters to a write).
  */
-#define MATRIX_NR_FLAGS		4
+#define MATRIX_NR_FLAGS		12
+/* Written before a cell that expects a WARN_ON_ONCE (kernel/panic.c). */
+#define MATRIX_CLEAR_WARN_ONCE	"/sys/kernel/debug/clear_warn_once"
+extern const unsigned int matrix_flag_sets[MATRIX_NR_FLAGS];
 #define MATRIX_NR_CELLS		(BACKING_COUNT * STATE_COUNT * \
 				 GUP_PIN_METHOD_COUNT * MATRIX_NR_FLAGS)
 

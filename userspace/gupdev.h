@@ -65,11 +65,12 @@ int gupdev_debugfs_probe(void);
 ssize_t gupdev_debugfs_read(const char *name, char *buf, size_t size);
 
 /*
- * Does the running kernel have the GUP file-write policy (the series in
- * seeds 002-004)?  1: vma_needs_dirty_tracking is in /proc/kallsyms;
- * 0: it is not; -errno: /proc/kallsyms could not be read (unknown).
+ * Which symbols of the GUP series are in /proc/kallsyms: a mask of
+ * GUP_SYM_*, or -errno when /proc/kallsyms could not be read.
  */
-int gup_file_write_policy(void);
+#define GUP_SYM_DIRTY_TRACKING		0x1	/* vma_needs_dirty_tracking: v7, v9 */
+#define GUP_SYM_FAST_PIN_ALLOWED	0x2	/* folio_fast_pin_allowed: v9 */
+int gup_policy_symbols(void);
 
 /* Names.  errno_name() takes err or -err and never returns NULL. */
 const char *errno_name(int err);

@@ -69,10 +69,15 @@ json_t *matrix_json_cell(unsigned int idx, const struct mcell *c)
 	json_t *j = matrix_json_cell_id(idx);
 
 	json_object_set_new(j, "expected",
-			    json_pack("{s:s, s:s?, s:s}",
+			    json_pack("{s:s, s:s?, s:s, s:s, s:o}",
 				      "outcome", matrix_outcome_name(c->expected),
 				      "errno", or_null(c->exp_err),
-				      "reason", c->reason));
+				      "reason", c->reason,
+				      "by", c->by_driver ? "driver" : "kernel",
+				      "kernel_report", !c->report.kind ? json_null() :
+				      json_pack("{s:s, s:s, s:s}", "kind", c->report.kind,
+						"file", c->report.file,
+						"text", c->report.text)));
 	json_object_set_new(j, "measured",
 			    json_pack("{s:s, s:s?, s:o, s:s?, s:o}",
 				      "outcome", matrix_outcome_name(c->measured),
@@ -81,6 +86,9 @@ json_t *matrix_json_cell(unsigned int idx, const struct mcell *c)
 						   json_integer(c->nr_pinned),
 				      "unpin_errno", or_null(c->unpin_err),
 				      "page", page_json(c)));
+	if (c->thp_kb >= 0)
+		json_object_set_new(json_object_get(j, "measured"), "thp_kb",
+				    json_integer(c->thp_kb));
 	json_object_set_new(j, "match", json_boolean(c->match));
 	return j;
 }

@@ -25,12 +25,15 @@ struct mcell {
 	enum matrix_outcome expected;
 	char exp_err[MATRIX_ERRNO_LEN];	/* errno name if refused, "" if not */
 	const char *reason;		/* why the policy expects it */
+	bool by_driver;			/* refused by gup_pin_test before GUP */
+	struct report_exp report;	/* the kernel report it expects, .kind NULL: none */
 	enum matrix_outcome measured;
 	char meas_err[MATRIX_ERRNO_LEN];	/* refusal or failed setup, "" */
 	char unpin_err[MATRIX_ERRNO_LEN];	/* a failed unpin, "" */
 	bool match;			/* as expected, set by gupctl matrix */
 	/* Written, not read back: */
 	int nr_pinned;			/* -1: no pin attempted */
+	long thp_kb;			/* THP backing, pinned: PMD-mapped kB; -1 */
 	bool have_page;
 	struct gup_page_state page;
 };

@@ -4,6 +4,7 @@
  * reason names the kernel code that decides; line numbers are 6.1.192's.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,20 +16,24 @@
 #include "policy.h"
 
 static const char * const backing_names[BACKING_COUNT] = {
-	[BACKING_ANON]		 = "anon-private",
-	[BACKING_SHMEM]		 = "shmem-memfd",
-	[BACKING_HUGETLB]	 = "hugetlb-memfd",
-	[BACKING_TMPFS]		 = "tmpfs-shared",
-	[BACKING_EXT4_SHARED]	 = "ext4-shared",
-	[BACKING_EXT4_PRIVATE]	 = "ext4-private",
-	[BACKING_EXT4_SHARED_RO] = "ext4-shared-ro",
-	[BACKING_RAMFS]		 = "ramfs-shared",
+	[BACKING_ANON]		  = "anon-private",
+	[BACKING_ANON_THP]	  = "anon-thp",
+	[BACKING_SHMEM]		  = "shmem-memfd",
+	[BACKING_SHMEM_THP]	  = "shmem-thp",
+	[BACKING_HUGETLB]	  = "hugetlb-memfd",
+	[BACKING_TMPFS]		  = "tmpfs-shared",
+	[BACKING_EXT4_SHARED]	  = "ext4-shared",
+	[BACKING_EXT4_PRIVATE]	  = "ext4-private",
+	[BACKING_EXT4_SHARED_RO]  = "ext4-shared-ro",
+	[BACKING_EXT4_PRIVATE_RO] = "ext4-private-ro",
+	[BACKING_RAMFS]		  = "ramfs-shared",
 };
 
 static const char * const state_names[STATE_COUNT] = {
-	[STATE_NONE]	= "untouched",
-	[STATE_READ]	= "read-faulted",
-	[STATE_WRITE]	= "write-faulted",
+	[STATE_NONE]		= "untouched",
+	[STATE_READ]		= "read-faulted",
+	[STATE_WRITE]		= "write-faulted",
+	[STATE_WRITEBACK]	= "written-back",
 };
 
 const char *backing_name(enum cell_backing backing)
@@ -43,17 +48,28 @@ const char *state_name(enum cell_state state)
 
 static struct expectation pinned(const char *reason)
 {
-	return (struct expectation){ OUTCOME_PINNED, 0, reason };
+	return (struct expectation){ .outcome = OUTCOME_PINNED, .reason = reason };
 }
 
 static struct expectation refused(int err, const char *reason)
 {
-	return (struct expectation){ OUTCOME_REFUSED, err, reason };
+	return (struct expectation){ .outcome = OUTCOME_REFUSED, .err = err,
+				     .reason = reason };
+}
+
+/* Refused with a WARN_ON_ONCE in mm/gup.c whose line holds @text. */
+static struct expectation warned(int err, const char *text, const char *reason)
+{
+	struct expectation e = refused(err, reason);
+
+	e.report = (struct report_exp){ "warning", "mm/gup.c", text };
+	return e;
 }
 
 static struct expectation not_applicable(const char *reason)
 {
-	return (struct expectation){ OUTCOME_NOT_APPLICABLE, 0, reason };
+	return (struct expectation){ .outcome = OUTCOME_NOT_APPLICABLE,
+				     .reason = reason };
 }
 
 bool method_is_fast(unsigned int method)
@@ -64,17 +80,25 @@ bool method_is_fast(unsigned int method)
 
 bool method_is_pin(unsigned int method)
 {
-	return method == GUP_PIN_METHOD_PIN || method == GUP_PIN_METHOD_PIN_FAST;
+	return method == GUP_PIN_METHOD_PIN || method == GUP_PIN_METHOD_PIN_FAST ||
+	       method == GUP_PIN_METHOD_PIN_REMOTE ||
+	       method == GUP_PIN_METHOD_PIN_UNLOCKED;
+}
+
+static bool method_is_unlocked(unsigned int method)
+{
+	return method == GUP_PIN_METHOD_PIN_UNLOCKED ||
+	       method == GUP_PIN_METHOD_GET_UNLOCKED;
 }
 
 /*
  * v7's vma_needs_dirty_tracking(): vm_ops with page_mkwrite, or a mapping
  * that can write back.  ext4_file_vm_ops has page_mkwrite whatever the
- * mapping type (v7 does not test VM_SHARED, so MAP_PRIVATE counts), and so
- * has generic_file_vm_ops (filemap_page_mkwrite), which ramfs uses via
- * generic_file_mmap() although ramfs never writes back.  shmem and hugetlbfs
- * have neither page_mkwrite nor BDI_CAP_WRITEBACK (noop_backing_dev_info);
- * anonymous VMAs never reach the check.
+ * mapping type (v7 does not test VM_SHARED, so MAP_PRIVATE and PROT_READ
+ * count), and so has generic_file_vm_ops (filemap_page_mkwrite), which
+ * ramfs uses via generic_file_mmap() although ramfs never writes back.
+ * shmem and hugetlbfs have neither page_mkwrite nor BDI_CAP_WRITEBACK
+ * (noop_backing_dev_info); anonymous VMAs never reach the check.
  */
 bool backing_dirty_tracked(enum cell_backing backing)
 {
@@ -82,6 +106,7 @@ bool backing_dirty_tracked(enum cell_backing backing)
 	case BACKING_EXT4_SHARED:
 	case BACKING_EXT4_PRIVATE:
 	case BACKING_EXT4_SHARED_RO:
+	case BACKING_EXT4_PRIVATE_RO:
 	case BACKING_RAMFS:
 		return true;
 	default:
@@ -90,52 +115,169 @@ bool backing_dirty_tracked(enum cell_backing backing)
 }
 
 /*
- * Stock 6.1: no file-backed write policy.  What can still refuse:
- * the driver's own guard, and check_vma_flags() for a write to a VMA
- * without VM_WRITE.  GUP-fast falls back to the slow path for anything it
- * cannot take (page absent, PTE not writable for FOLL_WRITE, special PTE),
- * so a fast method ends where the slow path ends.
+ * v9's (6.5's) vma_needs_dirty_tracking() first asks for a shared,
+ * writable VMA (VM_SHARED|VM_WRITE): a private mapping's writes go to
+ * anonymous copies, a PROT_READ one has none.  Then the same as v7.
  */
-static struct expectation expect_stock(const struct cell *c)
+bool backing_dirty_tracked_v9(enum cell_backing backing)
 {
-	bool write = c->flags & GUP_PIN_FLAG_WRITE;
+	const struct backing_spec *b = backing_spec(backing);
 
-	if (c->backing == BACKING_EXT4_SHARED_RO && c->state == STATE_WRITE)
-		return not_applicable("a PROT_READ mapping cannot be write-faulted from user space");
-	if (!method_is_pin(c->method) && (c->flags & GUP_PIN_FLAG_LONGTERM))
-		return refused(EINVAL, "driver guard: FOLL_LONGTERM needs FOLL_PIN; 6.1 is_valid_gup_flags() would WARN_ON_ONCE and return -EINVAL");
-	if (write && c->backing == BACKING_EXT4_SHARED_RO)
-		return refused(EFAULT, "check_vma_flags(): FOLL_WRITE on a VMA without VM_WRITE and no FOLL_FORCE");
-	if (write)
-		return pinned("6.1 has no file-backed write policy: a write fault (page_mkwrite for files) makes the page writable and GUP takes it");
-	return pinned("a read pin: GUP faults the page in readable and takes it");
+	return backing_dirty_tracked(backing) && !b->private && !b->read_only;
+}
+
+/* Cells user space cannot set up, under any policy. */
+static bool cell_impossible(const struct cell *c, struct expectation *e)
+{
+	const struct backing_spec *b = backing_spec(c->backing);
+
+	if (b->read_only && c->state >= STATE_WRITE) {
+		*e = not_applicable("a PROT_READ mapping cannot be write-faulted from user space");
+		return true;
+	}
+	if (b->kind == TARGET_ANON && c->state == STATE_WRITEBACK) {
+		*e = not_applicable("anonymous memory has no file to fsync: nothing is written back");
+		return true;
+	}
+	return false;
 }
 
 /*
- * Would GUP-fast take the page on its own, before any slow-path check?
- * Only if the PTE is present and writable (a write fault happened, on a
- * writable mapping) and, for FOLL_LONGTERM|FOLL_WRITE pins, v7's
- * folio_longterm_write_pin_allowed() passes: !folio_mapping(), shmem or
- * hugetlb.  A write fault on MAP_PRIVATE ext4 left an anonymous COW copy in
- * the PTE, which has no mapping.
+ * What 6.1 decides from the method and flags alone, before any VMA is
+ * looked at.  @has_allow_broken: the kernel defines
+ * FOLL_ALLOW_BROKEN_FILE_MAPPING (seed 005, gup-v1).  Such a cell runs
+ * once, on the first backing and state; the others say which cell stands
+ * for them rather than fire the same WARN forty times.
+ */
+static bool flags_decide_61(const struct cell *c, bool has_allow_broken,
+			    struct expectation *e)
+{
+	bool lt = c->flags & GUP_PIN_FLAG_LONGTERM;
+	bool ab = c->flags & GUP_PIN_FLAG_ALLOW_BROKEN;
+	unsigned int m = c->method;
+
+	if (ab && !has_allow_broken) {
+		*e = refused(EOPNOTSUPP, "gup_pin_test refuses GUP_PIN_FLAG_ALLOW_BROKEN before GUP: this kernel has no FOLL_ALLOW_BROKEN_FILE_MAPPING (seed 005 adds it)");
+		e->by_driver = true;
+	} else if (lt && !method_is_pin(m) && !method_is_unlocked(m)) {
+		*e = warned(EINVAL, "WARN_ON_ONCE(gup_flags & FOLL_LONGTERM)",
+			    "is_valid_gup_flags() (mm/gup.c:2184, from get_user_pages*()): FOLL_LONGTERM requires FOLL_PIN: WARN_ON_ONCE, -EINVAL");
+	} else if (lt && method_is_unlocked(m)) {
+		*e = warned(EINVAL, "WARN_ON_ONCE(gup_flags & FOLL_LONGTERM)",
+			    "get_user_pages_unlocked() (mm/gup.c:2367): FOLL_LONGTERM cannot drop mmap_lock to retry: WARN_ON_ONCE, -EINVAL");
+	} else if (ab && method_is_fast(m)) {
+		*e = warned(EINVAL, "WARN_ON_ONCE(gup_flags & ~(FOLL_WRITE",
+			    "internal_get_user_pages_fast() (mm/gup.c:3047): FOLL_ALLOW_BROKEN_FILE_MAPPING is not in its allowed flags (seed 005 adds it to callers, not there): WARN_ON_ONCE, -EINVAL");
+	} else {
+		return false;
+	}
+	if (c->backing != BACKING_ANON || c->state != STATE_NONE)
+		*e = not_applicable("decided by the method and flags before any VMA is looked at: the anon-private untouched cell of the same method and flags runs it");
+	return true;
+}
+
+/*
+ * Would GUP-fast take the page for a write on its own, before any
+ * slow-path check?  Only if the PTE is present and writable: a write
+ * fault happened on a writable mapping and nothing write-protected it
+ * since.  fsync() write-protects a MAP_SHARED ext4 page (write_cache_pages()
+ * -> folio_clear_dirty_for_io() -> folio_mkclean()); shmem, hugetlbfs and
+ * ramfs do not write back, and a MAP_PRIVATE page is an anonymous copy.
+ */
+static bool fast_path_takes_write(const struct cell *c)
+{
+	if (!method_is_fast(c->method) || backing_spec(c->backing)->read_only)
+		return false;
+	if (c->state == STATE_WRITEBACK)
+		return c->backing != BACKING_EXT4_SHARED;
+	return c->state == STATE_WRITE;
+}
+
+/*
+ * Stock 6.1: no file-backed write policy.  What can still refuse: the flag
+ * checks above, and check_vma_flags() (mm/gup.c:1063) for a write to a VMA
+ * without VM_WRITE.  GUP-fast falls back to the slow path for anything it
+ * cannot take (page absent, PTE not writable for FOLL_WRITE, special PTE),
+ * so a fast method ends where the slow path ends.  The remote and unlocked
+ * methods walk the same slow path (FOLL_REMOTE only matters to protection
+ * keys, which the lab's kernels do not have).
+ */
+static struct expectation expect_stock_61(const struct cell *c,
+					  bool has_allow_broken)
+{
+	bool write = c->flags & GUP_PIN_FLAG_WRITE;
+	bool force = c->flags & GUP_PIN_FLAG_FORCE;
+	struct expectation e;
+
+	if (cell_impossible(c, &e) || flags_decide_61(c, has_allow_broken, &e))
+		return e;
+	if (write && c->backing == BACKING_EXT4_SHARED_RO)
+		return refused(EFAULT, force ?
+			       "check_vma_flags() (mm/gup.c:1082-1098): no VM_WRITE, and FOLL_FORCE does not help: a MAP_SHARED mapping of an O_RDONLY file loses VM_SHARED and VM_MAYWRITE (mm/mmap.c:1386), so it is no COW mapping" :
+			       "check_vma_flags() (mm/gup.c:1082-1084): FOLL_WRITE on a VMA without VM_WRITE and no FOLL_FORCE");
+	if (write && c->backing == BACKING_EXT4_PRIVATE_RO)
+		return force ?
+		       pinned("FOLL_FORCE on a COW mapping passes check_vma_flags() (mm/gup.c:1082-1098); the write fault breaks COW and can_follow_write_pte() (mm/gup.c:506) takes the exclusive anonymous copy: the debugger's breakpoint") :
+		       refused(EFAULT, "check_vma_flags() (mm/gup.c:1082-1084): FOLL_WRITE on a VMA without VM_WRITE and no FOLL_FORCE");
+	if (write)
+		return pinned("6.1 has no file-backed write policy: a write fault (page_mkwrite for files, COW for private mappings) makes the page writable and GUP takes it");
+	return pinned("a read pin: GUP faults the page in readable and takes it");
+}
+
+static struct expectation expect_stock(const struct cell *c)
+{
+	return expect_stock_61(c, false);
+}
+
+/*
+ * gup-v1 (seed 005, patches/gup-v1/): check_vma_flags() refuses, with a
+ * WARN_ON_ONCE and -EFAULT, every FOLL_WRITE of a FOLL_GET or FOLL_PIN
+ * call to a file VMA that is neither shmem nor hugetlb, unless the caller
+ * passes FOLL_ALLOW_BROKEN_FILE_MAPPING (can_write_file_mapping()).  The
+ * test sits before the VM_WRITE test, so it also fires on PROT_READ
+ * mappings, and on MAP_PRIVATE ones, whose write would go to an anonymous
+ * copy.  GUP-fast is not changed: a present writable PTE is taken.
+ */
+static struct expectation expect_gup_v1(const struct cell *c)
+{
+	struct expectation e = expect_stock_61(c, true);
+	const struct backing_spec *b = backing_spec(c->backing);
+
+	if (e.outcome == OUTCOME_NOT_APPLICABLE || e.report.kind || e.by_driver)
+		return e;
+	if (!(c->flags & GUP_PIN_FLAG_WRITE) || b->kind != TARGET_FILE ||
+	    b->fs_magic == TMPFS_MAGIC)
+		return e;
+	if (c->flags & GUP_PIN_FLAG_ALLOW_BROKEN)
+		return e.outcome != OUTCOME_PINNED ? e :
+		       pinned("FOLL_ALLOW_BROKEN_FILE_MAPPING: can_write_file_mapping() lets the write through, as stock 6.1 does");
+	if (fast_path_takes_write(c))
+		return pinned("GUP-fast takes the present writable PTE: seed 005 checks the slow path only");
+	return warned(EFAULT, "WARN_ON_ONCE(!can_write_file_mapping(vma, gup_flags))",
+		      "check_vma_flags() -> can_write_file_mapping() (seed 005): a FOLL_GET/FOLL_PIN write to a file VMA that is not shmem or hugetlb, without FOLL_ALLOW_BROKEN_FILE_MAPPING: WARN_ON_ONCE, -EFAULT, before the VM_WRITE test");
+}
+
+/*
+ * Would v7's GUP-fast take a write?  fast_path_takes_write(), and for
+ * FOLL_LONGTERM its try_grab_folio() check, folio_longterm_write_pin_allowed():
+ * !folio_mapping() (an anonymous COW copy of MAP_PRIVATE ext4), shmem or
+ * hugetlb.
  */
 static bool v7_fast_path_takes(const struct cell *c)
 {
-	bool anon_cow = c->backing == BACKING_EXT4_PRIVATE;
-
-	if (!method_is_fast(c->method) || c->state != STATE_WRITE)
+	if (!fast_path_takes_write(c))
 		return false;
 	if (c->flags & GUP_PIN_FLAG_LONGTERM)
-		return anon_cow;
+		return c->backing == BACKING_EXT4_PRIVATE;
 	return true;
 }
 
 /*
  * gup-v7: stock, plus for FOLL_WRITE on a dirty-tracked file VMA:
- * - slow path, check_vma_flags() -> writeable_file_mapping_allowed():
- *   refused (-EFAULT) when FOLL_PIN or FOLL_LONGTERM is set, i.e. for every
- *   pin_user_pages*() write, long-term or not (v7's test; v8 narrowed it);
- *   get_user_pages*() (FOLL_GET only) passes;
+ * - slow path, check_vma_flags() -> writeable_file_mapping_allowed(),
+ *   before the VM_WRITE test: refused (-EFAULT) when FOLL_PIN or
+ *   FOLL_LONGTERM is set, i.e. for every pin_user_pages*() write, long-term
+ *   or not (v7's test; v8 narrowed it); FOLL_GET passes;
  * - fast path, try_grab_folio(): refuses FOLL_LONGTERM|FOLL_WRITE on a
  *   non-whitelisted folio and falls back to the slow path, which refuses;
  *   a non-long-term pin of a present, writable page is taken with no check.
@@ -144,19 +286,46 @@ static struct expectation expect_gup_v7(const struct cell *c)
 {
 	struct expectation e = expect_stock(c);
 
-	if (e.outcome == OUTCOME_NOT_APPLICABLE || e.err == EINVAL)
+	if (e.outcome == OUTCOME_NOT_APPLICABLE || e.report.kind || e.by_driver)
 		return e;
 	if (!(c->flags & GUP_PIN_FLAG_WRITE) || !backing_dirty_tracked(c->backing))
 		return e;
-	if (c->backing == BACKING_EXT4_SHARED_RO)
-		return refused(EFAULT, "check_vma_flags(): v7's writeable_file_mapping_allowed() refuses before the VM_WRITE test");
 	if (!method_is_pin(c->method))
-		return pinned("v7 leaves FOLL_GET alone: writeable_file_mapping_allowed() passes without FOLL_PIN/FOLL_LONGTERM, the fast check needs FOLL_LONGTERM");
+		return e.outcome == OUTCOME_REFUSED ? e :
+		       pinned("v7 leaves FOLL_GET alone: writeable_file_mapping_allowed() passes without FOLL_PIN/FOLL_LONGTERM, the fast check needs FOLL_LONGTERM");
 	if (v7_fast_path_takes(c))
 		return (c->flags & GUP_PIN_FLAG_LONGTERM) ?
 			pinned("GUP-fast takes the anonymous COW copy (no mapping: whitelisted); the VMA is never checked") :
 			pinned("GUP-fast takes the present writable PTE: v7's fast check is for FOLL_LONGTERM only, the VMA is never checked");
-	return refused(EFAULT, "check_vma_flags() -> writeable_file_mapping_allowed(): FOLL_PIN write to a VMA that vma_needs_dirty_tracking()");
+	return refused(EFAULT, "check_vma_flags() -> writeable_file_mapping_allowed() (v7), before the VM_WRITE test: a FOLL_PIN write to a VMA that vma_needs_dirty_tracking()");
+}
+
+/*
+ * gup-v9 (patches/gup-v9/: 6.5's semantics on the v7 backport): only a
+ * write pin with both FOLL_PIN and FOLL_LONGTERM is checked.
+ * - slow path, check_vma_flags() -> writable_file_mapping_allowed(),
+ *   before the VM_WRITE test: refused (-EFAULT) when
+ *   vma_needs_dirty_tracking(), which now asks for a shared writable VMA
+ *   first (backing_dirty_tracked_v9());
+ * - fast path, folio_fast_pin_allowed() where GUP-fast holds the folio:
+ *   anonymous (incl. a COW copy), hugetlb and shmem folios pass; any other
+ *   mapping falls back to the slow path, which decides.
+ */
+static struct expectation expect_gup_v9(const struct cell *c)
+{
+	struct expectation e = expect_stock(c);
+	unsigned int need = GUP_PIN_FLAG_WRITE | GUP_PIN_FLAG_LONGTERM;
+
+	if (e.outcome == OUTCOME_NOT_APPLICABLE || e.report.kind || e.by_driver)
+		return e;
+	if ((c->flags & need) != need || !method_is_pin(c->method))
+		return e;
+	if (!backing_dirty_tracked_v9(c->backing)) {
+		if (backing_dirty_tracked(c->backing) && e.outcome == OUTCOME_PINNED)
+			return pinned("v9: vma_needs_dirty_tracking() is false for a private or read-only VMA (its writes go to an anonymous copy): writable_file_mapping_allowed() passes where v7 refused");
+		return e;
+	}
+	return refused(EFAULT, "check_vma_flags() -> writable_file_mapping_allowed() (v9): a FOLL_PIN|FOLL_LONGTERM write to a shared writable VMA that vma_needs_dirty_tracking(); GUP-fast's folio_fast_pin_allowed() sends a page-cache folio there too");
 }
 
 /*
@@ -164,20 +333,24 @@ static struct expectation expect_gup_v7(const struct cell *c)
  * A memfd's file system is implied (shmem, hugetlbfs).
  */
 static const struct backing_spec backing_specs[BACKING_COUNT] = {
-	[BACKING_ANON]		 = { TARGET_ANON, 0, true, false },
-	[BACKING_SHMEM]		 = { TARGET_SHMEM, 0, false, false },
-	[BACKING_HUGETLB]	 = { TARGET_HUGETLB, 0, false, false },
-	[BACKING_TMPFS]		 = { TARGET_FILE, TMPFS_MAGIC, false, false },
-	[BACKING_EXT4_SHARED]	 = { TARGET_FILE, EXT4_SUPER_MAGIC, false, false },
-	[BACKING_EXT4_PRIVATE]	 = { TARGET_FILE, EXT4_SUPER_MAGIC, true, false },
-	[BACKING_EXT4_SHARED_RO] = { TARGET_FILE, EXT4_SUPER_MAGIC, false, true },
-	[BACKING_RAMFS]		 = { TARGET_FILE, RAMFS_MAGIC, false, false },
+	[BACKING_ANON]		  = { TARGET_ANON, 0, true, false, false },
+	[BACKING_ANON_THP]	  = { TARGET_ANON, 0, true, false, true },
+	[BACKING_SHMEM]		  = { TARGET_SHMEM, 0, false, false, false },
+	[BACKING_SHMEM_THP]	  = { TARGET_SHMEM, 0, false, false, true },
+	[BACKING_HUGETLB]	  = { TARGET_HUGETLB, 0, false, false, false },
+	[BACKING_TMPFS]		  = { TARGET_FILE, TMPFS_MAGIC, false, false, false },
+	[BACKING_EXT4_SHARED]	  = { TARGET_FILE, EXT4_SUPER_MAGIC, false, false, false },
+	[BACKING_EXT4_PRIVATE]	  = { TARGET_FILE, EXT4_SUPER_MAGIC, true, false, false },
+	[BACKING_EXT4_SHARED_RO]  = { TARGET_FILE, EXT4_SUPER_MAGIC, false, true, false },
+	[BACKING_EXT4_PRIVATE_RO] = { TARGET_FILE, EXT4_SUPER_MAGIC, true, true, false },
+	[BACKING_RAMFS]		  = { TARGET_FILE, RAMFS_MAGIC, false, false, false },
 };
 
 static const enum target_prefault state_prefaults[STATE_COUNT] = {
-	[STATE_NONE]	= TARGET_PREFAULT_NONE,
-	[STATE_READ]	= TARGET_PREFAULT_READ,
-	[STATE_WRITE]	= TARGET_PREFAULT_WRITE,
+	[STATE_NONE]		= TARGET_PREFAULT_NONE,
+	[STATE_READ]		= TARGET_PREFAULT_READ,
+	[STATE_WRITE]		= TARGET_PREFAULT_WRITE,
+	[STATE_WRITEBACK]	= TARGET_PREFAULT_WRITEBACK,
 };
 
 const struct backing_spec *backing_spec(enum cell_backing backing)
@@ -191,30 +364,58 @@ enum target_prefault state_prefault(enum cell_state state)
 }
 
 /*
- * The policies model 6.1 (6.1.192's code).  There, only the series adds
- * vma_needs_dirty_tracking() (mm/mmap.c, a global function:
- * patches/gup-v7/0001); stock 6.1 has no such symbol.  Later kernels have
- * it with another policy (mainline's, from 6.5), so they are not v7.
+ * The policies model 6.1 (6.1.192's code).  The lab tells each guest its
+ * flavour's policy (GUP_LAB_POLICY, from patches/flavours).  Otherwise
+ * the kernel's symbols: only gup-v1's kernel has the flag the driver
+ * reports (GUP_PIN_FEATURE_ALLOW_BROKEN); v7 and v9 add
+ * vma_needs_dirty_tracking() (mm/mmap.c, global), v9 folio_fast_pin_allowed().
  */
 const char *policy_detect(char *why, size_t size)
 {
+	static const char * const names[] = { "stock", "v1", "v7", "v9" };
+	const char *env = getenv("GUP_LAB_POLICY");
+	struct gupdev dev;
 	struct utsname u;
+	size_t i;
+	bool v1;
 	int has;
 
+	if (env) {
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			if (!strcmp(env, names[i])) {
+				snprintf(why, size, "GUP_LAB_POLICY=%s (the lab's flavour table)", env);
+				return names[i];
+			}
+		}
+	}
 	if (uname(&u) == 0 && strncmp(u.release, "6.1.", 4)) {
 		snprintf(why, size, "kernel %.40s: the policies model 6.1 only",
 			 u.release);
 		return NULL;
 	}
-	has = gup_file_write_policy();
+	has = gup_policy_symbols();
 	if (has < 0) {
 		snprintf(why, size, "/proc/kallsyms unreadable: %s",
 			 errno_name(has));
 		return NULL;
 	}
-	snprintf(why, size, "vma_needs_dirty_tracking %sin /proc/kallsyms",
-		 has ? "" : "not ");
-	return has ? "v7" : "stock";
+	if (has & GUP_SYM_FAST_PIN_ALLOWED) {
+		snprintf(why, size, "folio_fast_pin_allowed in /proc/kallsyms");
+		return "v9";
+	}
+	if (has & GUP_SYM_DIRTY_TRACKING) {
+		snprintf(why, size, "vma_needs_dirty_tracking, not folio_fast_pin_allowed, in /proc/kallsyms");
+		return "v7";
+	}
+	if (gupdev_open(&dev)) {
+		snprintf(why, size, "no vma_needs_dirty_tracking; /dev/gup_test does not answer, so v1 cannot be told from stock");
+		return NULL;
+	}
+	v1 = dev.ver.features & GUP_PIN_FEATURE_ALLOW_BROKEN;
+	gupdev_close(&dev);
+	snprintf(why, size, "no vma_needs_dirty_tracking in /proc/kallsyms; /dev/gup_test reports %sFOLL_ALLOW_BROKEN_FILE_MAPPING",
+		 v1 ? "" : "no ");
+	return v1 ? "v1" : "stock";
 }
 
 static bool backing_is(const struct backing_spec *b, const struct target *t)
@@ -222,29 +423,21 @@ static bool backing_is(const struct backing_spec *b, const struct target *t)
 	const struct target_spec *s = &t->spec;
 
 	return b->kind == s->kind && b->read_only == s->read_only &&
+	       b->thp == s->thp &&
 	       (s->kind == TARGET_ANON || b->private == s->private) &&
 	       (s->kind != TARGET_FILE || b->fs_magic == t->fs_magic);
 }
 
 /*
- * FOLL_FORCE acts on a VMA without VM_WRITE (check_vma_flags(),
- * mm/gup.c:1081-1099) or without VM_READ (mm/gup.c:1100, never here: every
- * target is PROT_READ); can_follow_write_pte() ignores it on a VM_WRITE VMA
- * (mm/gup.c:526-528) and v7 never tests it.  So FOLL_FORCE changes nothing
- * but a write to a PROT_READ mapping, which the matrix does not run.
+ * Every flag mix is a cell: FOLL_FORCE acts on a VMA without VM_WRITE
+ * (check_vma_flags(), mm/gup.c:1082-1098; the read-only backings), and
+ * the policies decide the rest.
  */
 int pin_cell(const struct target *t, unsigned int method, unsigned int flags,
 	     struct cell *c, const char **why)
 {
 	unsigned int i;
 
-	if (flags & GUP_PIN_FLAG_FORCE) {
-		if ((flags & GUP_PIN_FLAG_WRITE) && t->spec.read_only) {
-			*why = "the matrix never runs FOLL_FORCE|FOLL_WRITE on a PROT_READ mapping";
-			return -ENOENT;
-		}
-		flags &= ~GUP_PIN_FLAG_FORCE;
-	}
 	c->method = method;
 	c->flags = flags;
 	for (i = 0; i < BACKING_COUNT && !backing_is(backing_spec(i), t); i++)
@@ -264,7 +457,9 @@ static const struct {
 	policy_fn fn;
 } policies[] = {
 	{ "stock", expect_stock },
+	{ "v1", expect_gup_v1 },
 	{ "v7", expect_gup_v7 },
+	{ "v9", expect_gup_v9 },
 };
 
 policy_fn policy_lookup(const char *name)
@@ -279,7 +474,7 @@ policy_fn policy_lookup(const char *name)
 
 const char *policy_names(void)
 {
-	return "stock, v7";
+	return "stock, v1, v7, v9";
 }
 
 /*

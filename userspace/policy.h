@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * policy: expected outcome of one GUP matrix cell under each flavour's GUP
- * policy, derived from the policy's code (6.1's mm/gup.c, and for gup-v7 the
- * series in patches/gup-v7/), never from an observed run.
+ * policy, derived from the policy's code (6.1's mm/gup.c, and the series in
+ * patches/gup-v1/, gup-v7/, gup-v9/), never from an observed run.
  */
 #ifndef POLICY_H
 #define POLICY_H
@@ -15,12 +15,15 @@
 /* What backs the one page a cell pins. */
 enum cell_backing {
 	BACKING_ANON,		/* MAP_PRIVATE | MAP_ANONYMOUS */
+	BACKING_ANON_THP,	/* the same, 2 MiB aligned, MADV_HUGEPAGE */
 	BACKING_SHMEM,		/* memfd_create(), MAP_SHARED */
+	BACKING_SHMEM_THP,	/* the same, 2 MiB aligned, MADV_HUGEPAGE */
 	BACKING_HUGETLB,	/* memfd_create(MFD_HUGETLB), MAP_SHARED */
 	BACKING_TMPFS,		/* a file on tmpfs (/tmp), MAP_SHARED */
 	BACKING_EXT4_SHARED,	/* a file on ext4, MAP_SHARED */
 	BACKING_EXT4_PRIVATE,	/* a file on ext4, MAP_PRIVATE */
-	BACKING_EXT4_SHARED_RO,	/* a file on ext4, MAP_SHARED, PROT_READ */
+	BACKING_EXT4_SHARED_RO,	/* a file on ext4, O_RDONLY, MAP_SHARED, PROT_READ */
+	BACKING_EXT4_PRIVATE_RO,/* O_RDONLY, MAP_PRIVATE, PROT_READ: program text */
 	BACKING_RAMFS,		/* a file on ramfs, MAP_SHARED */
 	BACKING_COUNT
 };
@@ -30,12 +33,13 @@ enum cell_state {
 	STATE_NONE,		/* never touched: not in the page tables */
 	STATE_READ,		/* faulted in by a read */
 	STATE_WRITE,		/* faulted in by a write */
+	STATE_WRITEBACK,	/* write-faulted, then fsync(): written back */
 	STATE_COUNT
 };
 
 struct cell {
 	unsigned int method;	/* enum gup_pin_method */
-	unsigned int flags;	/* GUP_PIN_FLAG_WRITE / _LONGTERM */
+	unsigned int flags;	/* GUP_PIN_FLAG_* */
 	enum cell_backing backing;
 	enum cell_state state;
 };
@@ -46,10 +50,26 @@ enum outcome {
 	OUTCOME_NOT_APPLICABLE,	/* the cell cannot be set up; not run */
 };
 
+/*
+ * A kernel report a cell's GUP call causes (a WARN_ON_ONCE of a flag check
+ * or of a policy's refusal).  The matrix re-arms WARN_ON_ONCE before each
+ * such cell (/sys/kernel/debug/clear_warn_once), and the host attributes
+ * each report to the cell before it: one that matches is expected, any
+ * other fails the run.  It matches a report of @kind whose location is in
+ * @file on a line of the flavour's tree that contains @text.
+ */
+struct report_exp {
+	const char *kind;	/* "warning" */
+	const char *file;	/* "mm/gup.c" */
+	const char *text;	/* source text on the WARN's line */
+};
+
 struct expectation {
 	enum outcome outcome;
 	int err;		/* positive errno when OUTCOME_REFUSED */
 	const char *reason;	/* one line, names the code that decides */
+	bool by_driver;		/* refused by gup_pin_test before GUP is called */
+	struct report_exp report; /* .kind NULL: no kernel report expected */
 };
 
 typedef struct expectation (*policy_fn)(const struct cell *cell);
@@ -69,13 +89,14 @@ struct backing_spec {
 	unsigned long fs_magic;	/* TARGET_FILE: the file system's f_type */
 	bool private;		/* MAP_PRIVATE (anon: always) */
 	bool read_only;		/* PROT_READ only */
+	bool thp;		/* 2 MiB aligned, MADV_HUGEPAGE */
 };
 
 const struct backing_spec *backing_spec(enum cell_backing backing);
 enum target_prefault state_prefault(enum cell_state state);
 /*
- * The policy the running kernel implements: "v7" or "stock", or NULL if
- * unknown; @why says how it was decided (or why it is unknown).
+ * The policy the running kernel implements ("stock", "v1", "v7", "v9"), or
+ * NULL if unknown; @why says how it was decided (or why it is unknown).
  */
 const char *policy_detect(char *why, size_t size);
 /*
@@ -90,6 +111,8 @@ const char *backing_name(enum cell_backing backing);
 const char *state_name(enum cell_state state);
 /* Is the backing's VMA one v7's vma_needs_dirty_tracking() answers yes for? */
 bool backing_dirty_tracked(enum cell_backing backing);
+/* The same question for v9's (6.5's) version: shared and writable only. */
+bool backing_dirty_tracked_v9(enum cell_backing backing);
 
 /*
  * ---- The ext4-2018 reproduction (gupctl repro) ----

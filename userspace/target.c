@@ -76,10 +76,29 @@ static int setup_file(struct target *t)
 	return 0;
 }
 
+/*
+ * A huge page can back the range only where the mapping is 2 MiB aligned:
+ * map 2 MiB more, keep the aligned part.  MAP_FAILED with errno on failure.
+ */
+static void *map_huge_aligned(struct target *t, int prot, int flags)
+{
+	size_t extra = TARGET_HUGE_PAGE_SIZE;
+	char *p = mmap(NULL, t->map_len + extra, prot, flags, t->fd, 0);
+	char *aligned;
+
+	if (p == MAP_FAILED)
+		return p;
+	munmap(p, t->map_len + extra);
+	/* Map again at the aligned address: a file mapping's offset stays 0. */
+	aligned = (char *)ALIGN_UP((uintptr_t)p, TARGET_HUGE_PAGE_SIZE);
+	return mmap(aligned, t->map_len, prot, flags | MAP_FIXED_NOREPLACE, t->fd, 0);
+}
+
 static int setup_memfd(struct target *t, bool huge)
 {
 	unsigned int flags = MFD_CLOEXEC | (huge ? MFD_HUGETLB | MFD_HUGE_2MB : 0);
-	size_t page = huge ? TARGET_HUGE_PAGE_SIZE : (size_t)getpagesize();
+	size_t page = huge || t->spec.thp ? TARGET_HUGE_PAGE_SIZE :
+		      (size_t)getpagesize();
 
 	t->map_len = ALIGN_UP(t->spec.offset + t->spec.length, page);
 	t->fd = memfd_create(huge ? "gupctl-hugetlb" : "gupctl-shmem", flags);
@@ -114,7 +133,9 @@ int target_setup(struct target *t, const struct target_spec *spec)
 		ret = setup_file(t);
 		break;
 	case TARGET_ANON:
-		t->map_len = spec->offset + spec->length;
+		t->map_len = spec->thp ?
+			     ALIGN_UP(spec->offset + spec->length, TARGET_HUGE_PAGE_SIZE) :
+			     spec->offset + spec->length;
 		ret = 0;
 		break;
 	case TARGET_SHMEM:
@@ -126,6 +147,8 @@ int target_setup(struct target *t, const struct target_spec *spec)
 	}
 	if (ret)
 		return ret;
+	if (spec->thp && spec->kind != TARGET_ANON && spec->kind != TARGET_SHMEM)
+		return fail(t, EINVAL, "transparent huge pages: anonymous or shmem memory only");
 
 	if (t->fd >= 0) {
 		struct statfs sfs;
@@ -138,7 +161,8 @@ int target_setup(struct target *t, const struct target_spec *spec)
 		flags = MAP_PRIVATE | MAP_ANONYMOUS;
 	else
 		flags = spec->private ? MAP_PRIVATE : MAP_SHARED;
-	t->map = mmap(NULL, t->map_len, prot, flags, t->fd, 0);
+	t->map = spec->thp ? map_huge_aligned(t, prot, flags) :
+		 mmap(NULL, t->map_len, prot, flags, t->fd, 0);
 	if (t->map == MAP_FAILED) {
 		int err = errno;
 
@@ -152,9 +176,15 @@ int target_setup(struct target *t, const struct target_spec *spec)
 			    target_kind_name(spec->kind),
 			    errno_name(err), strerror(err));
 	}
+	if (spec->thp && madvise(t->map, t->map_len, MADV_HUGEPAGE) < 0)
+		return fail(t, errno, "madvise(MADV_HUGEPAGE) failed: %s (%s): the kernel needs CONFIG_TRANSPARENT_HUGEPAGE",
+			    errno_name(errno), strerror(errno));
 	t->addr = (char *)t->map + spec->offset;
 	t->len = spec->length;
-	target_prefault(t, spec->prefault);
+	ret = target_prefault(t, spec->prefault);
+	if (ret)
+		return fail(t, -ret, "fsync() after the write fault failed: %s (%s)",
+			    errno_name(ret), strerror(-ret));
 	return 0;
 }
 
@@ -169,32 +199,71 @@ void target_teardown(struct target *t)
 	t->fd = -1;
 }
 
-void target_prefault(const struct target *t, enum target_prefault how)
+int target_prefault(const struct target *t, enum target_prefault how)
 {
 	size_t page = getpagesize(), off;
 	volatile char *p;
 
 	if (how == TARGET_PREFAULT_NONE)
-		return;
+		return 0;
 	for (off = 0; off < t->len; off += page) {
 		p = (volatile char *)t->addr + off;
-		if (how == TARGET_PREFAULT_WRITE)
-			*p = *p;
-		else
+		if (how == TARGET_PREFAULT_READ)
 			(void)*p;
+		else
+			*p = *p;
 	}
+	/*
+	 * fsync() writes the dirty page back: for a MAP_SHARED file on a
+	 * file system that writes back, write_cache_pages() ->
+	 * folio_clear_dirty_for_io() -> folio_mkclean() write-protects its
+	 * PTE again.  Anonymous memory has no file.
+	 */
+	if (how == TARGET_PREFAULT_WRITEBACK && t->fd >= 0 && fsync(t->fd) < 0)
+		return -errno;
+	return 0;
+}
+
+long target_thp_kb(const struct target *t)
+{
+	unsigned long start, end, want = (uintptr_t)t->map;
+	char line[256];
+	long kb, total = -1;
+	bool in = false;
+	FILE *f = fopen("/proc/self/smaps", "re");
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, " ");
+
+		/* A VMA's header starts "start-end perms"; fields "Name:". */
+		if (n && line[n - 1] != ':' &&
+		    sscanf(line, "%lx-%lx ", &start, &end) == 2) {
+			in = start == want;
+			if (in)
+				total = 0;
+			continue;
+		}
+		if (in && (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1 ||
+			   sscanf(line, "ShmemPmdMapped: %ld kB", &kb) == 1))
+			total += kb;
+	}
+	fclose(f);
+	return total < 0 ? -ENOENT : total;
 }
 
 const char * const target_prefault_names[] = {
 	[TARGET_PREFAULT_NONE]	= "none",
 	[TARGET_PREFAULT_READ]	= "read",
 	[TARGET_PREFAULT_WRITE]	= "write",
+	[TARGET_PREFAULT_WRITEBACK] = "writeback",
 	NULL
 };
 
 static const char *target_prefault_name(enum target_prefault how)
 {
-	return (unsigned int)how <= TARGET_PREFAULT_WRITE ?
+	return (unsigned int)how <= TARGET_PREFAULT_WRITEBACK ?
 	       target_prefault_names[how] : "?";
 }
 
@@ -240,7 +309,8 @@ char *target_describe(const struct target *t, char *buf, size_t size)
 	else
 		snprintf(backing, sizeof(backing), "%s on fs magic %#lx",
 			 s->kind == TARGET_FILE ? "file" : "memfd", t->fs_magic);
-	snprintf(buf, size, "%s, %s, %s%s, prefault %s", backing,
+	snprintf(buf, size, "%s%s, %s, %s%s, prefault %s", backing,
+		 s->thp ? " (MADV_HUGEPAGE)" : "",
 		 s->kind == TARGET_ANON || s->private ? "MAP_PRIVATE" : "MAP_SHARED",
 		 s->read_only ? "PROT_READ" : "PROT_READ|PROT_WRITE",
 		 s->kind != TARGET_FILE ? "" :

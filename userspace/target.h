@@ -23,6 +23,7 @@ enum target_prefault {
 	TARGET_PREFAULT_NONE,
 	TARGET_PREFAULT_READ,	/* read one byte of each page */
 	TARGET_PREFAULT_WRITE,	/* rewrite one byte of each page with itself */
+	TARGET_PREFAULT_WRITEBACK, /* WRITE, then fsync() the file: written back */
 };
 
 struct target_spec {
@@ -30,6 +31,7 @@ struct target_spec {
 	const char *path;		/* TARGET_FILE only */
 	bool private;			/* MAP_PRIVATE instead of MAP_SHARED */
 	bool read_only;			/* PROT_READ; a file is opened O_RDONLY */
+	bool thp;			/* anon/shmem: 2 MiB aligned, MADV_HUGEPAGE */
 	size_t offset;			/* range start in the mapping, page aligned */
 	size_t length;			/* range bytes, page aligned, > 0 */
 	enum target_prefault prefault;	/* applied to the range by setup */
@@ -54,14 +56,23 @@ struct target {
  */
 int target_setup(struct target *t, const struct target_spec *spec);
 void target_teardown(struct target *t);
-/* Touch each page of the range (setup does this with spec.prefault). */
-void target_prefault(const struct target *t, enum target_prefault how);
+/*
+ * Touch each page of the range (setup does this with spec.prefault).
+ * 0, or -errno of the fsync() that WRITEBACK asks for.
+ */
+int target_prefault(const struct target *t, enum target_prefault how);
+
+/*
+ * kB of the mapping that transparent huge pages map with a PMD
+ * (/proc/self/smaps: AnonHugePages + ShmemPmdMapped), or -errno.
+ */
+long target_thp_kb(const struct target *t);
 
 /* "file on ext2/3/4, MAP_SHARED, PROT_READ|PROT_WRITE, prefault none" */
 char *target_describe(const struct target *t, char *buf, size_t size);
 
 const char *target_kind_name(enum target_kind kind);	/* "file", "anon".. */
-/* "none", "read", "write" (by enum target_prefault), NULL terminated. */
+/* "none", "read", "write", "writeback" (by enum target_prefault), NULL terminated. */
 extern const char * const target_prefault_names[];
 /*
  * Decimal (or 0x hex) bytes with an optional K or M suffix (x1024,

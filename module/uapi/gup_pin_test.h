@@ -22,6 +22,10 @@ enum gup_pin_method {
 	GUP_PIN_METHOD_PIN_FAST		= 1,	/* pin_user_pages_fast() */
 	GUP_PIN_METHOD_GET		= 2,	/* get_user_pages()      */
 	GUP_PIN_METHOD_GET_FAST		= 3,	/* get_user_pages_fast() */
+	GUP_PIN_METHOD_PIN_REMOTE	= 4,	/* pin_user_pages_remote() */
+	GUP_PIN_METHOD_GET_REMOTE	= 5,	/* get_user_pages_remote() */
+	GUP_PIN_METHOD_PIN_UNLOCKED	= 6,	/* pin_user_pages_unlocked() */
+	GUP_PIN_METHOD_GET_UNLOCKED	= 7,	/* get_user_pages_unlocked() */
 	GUP_PIN_METHOD_COUNT
 };
 
@@ -32,9 +36,11 @@ enum gup_pin_method {
 #define GUP_PIN_FLAG_WRITE		0x01U	/* FOLL_WRITE    */
 #define GUP_PIN_FLAG_LONGTERM		0x02U	/* FOLL_LONGTERM */
 #define GUP_PIN_FLAG_FORCE		0x04U	/* FOLL_FORCE (acts in the slow path) */
+#define GUP_PIN_FLAG_ALLOW_BROKEN	0x08U	/* FOLL_ALLOW_BROKEN_FILE_MAPPING */
 #define GUP_PIN_FLAGS_ALL		(GUP_PIN_FLAG_WRITE | \
 					 GUP_PIN_FLAG_LONGTERM | \
-					 GUP_PIN_FLAG_FORCE)
+					 GUP_PIN_FLAG_FORCE | \
+					 GUP_PIN_FLAG_ALLOW_BROKEN)
 
 /* GUP_PIN_IOC_VERSION: what this module speaks and enforces. */
 struct gup_pin_version {
@@ -42,7 +48,12 @@ struct gup_pin_version {
 	__u32 page_size;		/* out: PAGE_SIZE */
 	__u32 max_pages_per_pin;	/* out: module parameter */
 	__u32 max_pages_total;		/* out: module parameter */
+	__u32 features;			/* out: GUP_PIN_FEATURE_* */
+	__u32 reserved;			/* out: 0 */
 };
+
+/* What the running kernel offers (gup_pin_version.features). */
+#define GUP_PIN_FEATURE_ALLOW_BROKEN	0x01U	/* FOLL_ALLOW_BROKEN_FILE_MAPPING */
 
 /*
  * GUP_PIN_IOC_PIN: take the pages of [addr, addr + len) with one call of
