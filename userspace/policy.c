@@ -500,8 +500,13 @@ bool repro_cell_valid(const struct repro_cell *c, const char **why)
 		*why = "no such route or method";
 		return false;
 	}
-	if ((c->flags & GUP_PIN_FLAG_LONGTERM) && !method_is_pin(c->method)) {
-		*why = "FOLL_LONGTERM requires FOLL_PIN: give --method pin or pin-fast";
+	if ((c->flags & GUP_PIN_FLAG_LONGTERM) &&
+	    (!method_is_pin(c->method) || method_is_unlocked(c->method))) {
+		*why = "6.1 refuses FOLL_LONGTERM without FOLL_PIN, and with the unlocked variants, before it looks at any page (the matrix shows it): give --method pin, pin-fast or pin-remote";
+		return false;
+	}
+	if (c->flags & ~(GUP_PIN_FLAG_WRITE | GUP_PIN_FLAG_LONGTERM)) {
+		*why = "the reproduction takes FOLL_WRITE and FOLL_LONGTERM only";
 		return false;
 	}
 	return true;
@@ -616,6 +621,10 @@ int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
 		snprintf(e->reason, sizeof(e->reason),
 			 "the page is not mapped yet (GUP-fast falls back to the slow path): %s",
 			 pin.reason);
+		/* The policy's own WARN (gup-v1); its line is the series'. */
+		if (pin.report.kind)
+			repro_report(e, pin.report.kind, "",
+				     "the GUP policy's WARN_ON_ONCE on its refusal (the matrix matches its source line)");
 		return 0;
 	}
 	if (repro_buffers_at_unpin(c, &route_why)) {
