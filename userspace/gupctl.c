@@ -40,6 +40,8 @@ static const struct command commands[] = {
 	  .summary = "cross-check the matrix with the kernel's own gup_test" },
 	{ .name = "repro", .run = cmd_repro,
 	  .summary = "the 2018 ext4 crash and its 6.1 data loss, step by step" },
+	{ .name = "fuzz", .run = cmd_fuzz,
+	  .summary = "seeded random and adversarial requests, each answer judged against the ABI" },
 	{ .name = "help", .run = cmd_help,
 	  .summary = "print a command's help (the same as COMMAND --help)" },
 };

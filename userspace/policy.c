@@ -644,3 +644,213 @@ int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
 		repro_ext4_bug(c, why, bug_site, e);
 	return 0;
 }
+
+/*
+ * ---- The driver's ABI: what an ioctl of /dev/gup_test may answer ----
+ *
+ * From module/uapi/gup_pin_test.h and docs/driver.md (the order of PIN's
+ * checks, the errors of each ioctl, the write rule), which
+ * module/gup_pin_test.c implements, and from 6.1.192's mm/gup.c for what
+ * GUP may take.
+ */
+
+static void answer(struct abi_answers *a, int err)
+{
+	unsigned int i;
+
+	for (i = 0; i < a->n; i++)
+		if (a->err[i] == err)
+			return;
+	if (a->n < ABI_MAX_ANSWERS)
+		a->err[a->n++] = err;
+}
+
+/* PIN's checks come in the documented order, then GUP answers. */
+static void abi_pin_answers(const struct abi_call *c, struct abi_answers *a)
+{
+	if (c->malformed) {
+		answer(a, EINVAL);
+		a->why = "PIN's first check: a reserved field, an unknown method or flag bit, a misaligned, empty, wrapping or beyond-TASK_SIZE range is EINVAL";
+		return;
+	}
+	if (c->maybe_malformed)
+		answer(a, EINVAL);
+	if (c->flag_missing) {
+		answer(a, EOPNOTSUPP);
+		a->why = "PIN: GUP_PIN_FLAG_ALLOW_BROKEN on a kernel without FOLL_ALLOW_BROKEN_FILE_MAPPING is EOPNOTSUPP before GUP";
+		return;
+	}
+	if (c->over_per_pin) {
+		answer(a, E2BIG);
+		a->why = "PIN: more pages than max_pages_per_pin is E2BIG before GUP";
+		return;
+	}
+	if (c->over_total) {
+		answer(a, ENOSPC);
+		a->why = "PIN: beyond max_pages_total (all pins and calls in flight) is ENOSPC before GUP";
+		return;
+	}
+	if (c->total_maybe)
+		answer(a, ENOSPC);
+	/* the driver's bookkeeping, GUP's page tables and pages */
+	answer(a, ENOMEM);
+	/*
+	 * 6.1's GUP fails with EFAULT only when it took no page: the first
+	 * page is not mapped or check_vma_flags() (mm/gup.c:1063-1109)
+	 * refuses it, a series' policy refuses, or a userfaultfd page came
+	 * back as SIGBUS.  A fully takeable range under a policy that takes
+	 * it has no reason to fail.
+	 */
+	if (c->takeable < c->requested || c->gup_may_refuse || c->may_block ||
+	    c->maybe_malformed)
+		answer(a, EFAULT);
+	a->success = true;
+	a->why = "PIN reaches GUP: the pages it may take (a partial pin stops at the first it may not), or EFAULT when it takes none";
+}
+
+/* WRITE, READ, UNPIN, STATE: every error a condition of the request causes. */
+static void abi_pin_use_answers(const struct abi_call *c, struct abi_answers *a)
+{
+	bool certain = false;
+
+	if (c->malformed || c->out_of_range) {
+		answer(a, EINVAL);
+		certain = true;
+	}
+	if (c->unknown_id) {
+		answer(a, ENOENT);
+		certain = true;
+	}
+	if (c->write_refused) {
+		answer(a, EPERM);
+		certain = true;
+	}
+	if (c->buf_faults || c->buf_maybe_faults)
+		answer(a, EFAULT);
+	certain |= c->buf_faults;
+	/* the one-page bounce buffer */
+	if (c->ioctl == ABI_WRITE || c->ioctl == ABI_READ)
+		answer(a, ENOMEM);
+	a->success = !certain;
+	a->why = certain ?
+		 "a reserved field, a zero length or a range beyond the pinned pages is EINVAL, an id that is not a live pin of this file ENOENT, a write or dirty release the write rule refuses EPERM, an inaccessible buffer EFAULT" :
+		 "a well-formed request on a live pin of this file succeeds (EFAULT only where its buffer may fault)";
+}
+
+void abi_answers(const struct abi_call *c, struct abi_answers *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (c->ioctl == ABI_UNKNOWN) {
+		answer(a, ENOTTY);
+		a->why = "an ioctl number the driver does not know, or a known number with another size, is ENOTTY";
+		return;
+	}
+	if (c->arg_faults) {
+		answer(a, EFAULT);
+		a->why = "every ioctl first copies its argument structure: EFAULT when it cannot";
+		return;
+	}
+	switch (c->ioctl) {
+	case ABI_VERSION:
+		if (c->out_faults) {
+			answer(a, EFAULT);
+			a->why = "VERSION copies its answer out: EFAULT when it cannot";
+			return;
+		}
+		a->success = true;
+		a->why = "VERSION always answers";
+		break;
+	case ABI_PIN:
+		abi_pin_answers(c, a);
+		break;
+	default:
+		abi_pin_use_answers(c, a);
+		break;
+	}
+	/* whatever else it would answer, the copy back fails */
+	if (c->out_faults && a->success) {
+		a->success = false;
+		answer(a, EFAULT);
+	}
+	/* killable waits: mmap_read_lock_killable(), folio_lock_killable() */
+	if (c->killable)
+		answer(a, EINTR);
+}
+
+bool abi_answer_allowed(const struct abi_answers *a, int err)
+{
+	unsigned int i;
+
+	if (!err)
+		return a->success;
+	for (i = 0; i < a->n; i++)
+		if (a->err[i] == err)
+			return true;
+	return false;
+}
+
+const char *abi_pin_result(const struct abi_call *c, unsigned int nr_requested,
+			   unsigned int nr_pinned, unsigned int id)
+{
+	if (nr_requested != c->requested)
+		return "nr_requested is not len / page_size";
+	if (nr_pinned > nr_requested)
+		return "more pages pinned than requested";
+	if (nr_pinned > c->takeable)
+		return "GUP took a page it may not take: past a hole, PROT_NONE without FORCE, a write to a VMA without VM_WRITE (mm/gup.c:1063-1109)";
+	if (!id != !nr_pinned)
+		return "id must be 0 exactly when no page was taken";
+	return NULL;
+}
+
+/* check_vma_flags() (mm/gup.c:1063-1109), for one page. */
+bool abi_gup_may_take(unsigned int flags, const struct abi_vma *v)
+{
+	bool force = flags & GUP_PIN_FLAG_FORCE;
+
+	if (!v->mapped || v->io_pfnmap)
+		return false;
+	if (flags & GUP_PIN_FLAG_WRITE) {
+		/* FOLL_FORCE writes only to a COW mapping, never hugetlb */
+		if (!v->write)
+			return force && !v->hugetlb && !v->shared && v->may_write;
+		return true;
+	}
+	return v->read || (force && v->may_read);
+}
+
+/*
+ * The write rule (module/uapi/gup_pin_test.h): a pin taken with
+ * GUP_PIN_FLAG_WRITE, or a page cache page of the file of a VM_SHARED and
+ * VM_WRITE mapping whose a_ops can dirty it.
+ */
+bool abi_page_writable(unsigned int flags, const struct abi_vma *v)
+{
+	if (flags & GUP_PIN_FLAG_WRITE)
+		return true;
+	return v->mapped && v->file && v->shared && v->write && v->dirtyable;
+}
+
+void policy_pin_outlook(policy_fn policy, unsigned int method, unsigned int flags,
+			enum cell_backing backing, bool *refuse, bool *report)
+{
+	/* the method and flags alone decide on this cell (flags_decide_61()) */
+	struct cell c = {
+		.method = method,
+		.flags = flags,
+		.backing = BACKING_ANON,
+		.state = STATE_NONE,
+	};
+	struct expectation e = policy(&c);
+	unsigned int s;
+
+	*refuse = e.outcome == OUTCOME_REFUSED;
+	*report = e.report.kind;
+	c.backing = backing;
+	for (s = 0; s < STATE_COUNT; s++) {
+		c.state = s;
+		e = policy(&c);
+		*refuse |= e.outcome == OUTCOME_REFUSED;
+		*report |= e.report.kind != NULL;
+	}
+}
