@@ -5,7 +5,7 @@
 FLAVOURS := $(shell awk '!/^\#/ && NF { print $$1 }' patches/flavours)
 FLAVOUR ?= stock
 
-.PHONY: all deps kernels rootfs modules gupctl shell boot matrix docs repro check lint clean
+.PHONY: all deps kernels rootfs modules gupctl shell boot matrix docs repro soak check lint clean
 
 all: kernels rootfs modules gupctl
 
@@ -44,6 +44,12 @@ docs: gupctl
 
 repro: all
 	@jobs/repro.sh
+
+# Every flavour's debug overlay (FLAVOUR+debug): the driver selftests, the
+# long fuzz, kmemleak, the matrix and the reproduction; builds its own
+# kernels (many minutes each).  A results directory under results/soak/.
+soak: deps
+	@jobs/soak.sh
 
 check: deps
 	@tests/run.sh

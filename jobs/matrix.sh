@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#flavours[@]} -gt 0 ] || mapfile -t flavours < <(all_flavours)
 for f in "${flavours[@]}"; do
-	all_flavours | grep -qxF -- "$f" ||
+	valid_flavour "$f" ||
 		{ echo "jobs/matrix.sh: unknown flavour '$f' (see patches/flavours)" >&2; exit 2; }
 done
 

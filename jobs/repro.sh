@@ -68,7 +68,7 @@ if [ ${#flavours[@]} -eq 0 ]; then
 	mapfile -t flavours < <(all_flavours)
 fi
 for f in "${flavours[@]}"; do
-	all_flavours | grep -qxF -- "$f" ||
+	valid_flavour "$f" ||
 		{ echo "jobs/repro.sh: unknown flavour '$f' (see patches/flavours)" >&2; exit 2; }
 done
 

@@ -40,7 +40,10 @@
 #include <sys/vfs.h>
 #include <sys/wait.h>
 
+#include <jansson.h>
+
 #include "gupctl.h"
+#include "matrix_json.h"
 #include "options.h"
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
@@ -2617,16 +2620,6 @@ static int parse_seed(const struct gopt *opt, const char *arg)
 	return 0;
 }
 
-static unsigned long sum(const struct fz_global *g, size_t off, unsigned int op)
-{
-	unsigned long s = 0;
-	unsigned int i;
-
-	for (i = 0; i < g->threads; i++)
-		s += ((const unsigned long *)((const char *)&g->t[i] + off))[op];
-	return s;
-}
-
 /* Close every fd, then no pin may be left (debugfs counters). */
 static bool final_check(struct fz_global *g, char *msg, size_t size)
 {
@@ -2648,24 +2641,92 @@ static bool final_check(struct fz_global *g, char *msg, size_t size)
 	return !live && !pages && !buf[0];
 }
 
-static void print_replay(const struct fz_global *g)
+/* The command that replays this run. */
+static const char *replay_cmd(const struct fz_global *g, char *buf, size_t size)
 {
-	printf("# replay: gupctl fuzz --seed %#" PRIx64 " --ops %u --threads %u --policy %s%s%s\n",
-	       g->seed, g->ops, g->threads, g->policy_name,
-	       strcmp(g->ext4_dir, MATRIX_EXT4_DIR) ? " --ext4-dir " : "",
-	       strcmp(g->ext4_dir, MATRIX_EXT4_DIR) ? g->ext4_dir : "");
+	bool dir = strcmp(g->ext4_dir, MATRIX_EXT4_DIR);
+
+	snprintf(buf, size, "gupctl fuzz --seed %#" PRIx64 " --ops %u --threads %u --policy %s%s%s",
+		 g->seed, g->ops, g->threads, g->policy_name, dir ? " --ext4-dir " : "",
+		 dir ? g->ext4_dir : "");
+	return buf;
 }
 
-static int fuzz_run(struct fz_global *g)
+static void print_replay(const struct fz_global *g)
 {
-	unsigned long failures = 0, ops = 0, ioctls = 0;
+	char cmd[512];
+
+	printf("# replay: %s\n", replay_cmd(g, cmd, sizeof(cmd)));
+}
+
+/* What a run did, summed over the threads. */
+struct fz_totals {
+	unsigned long done[FZ_OP_COUNT], errs[FZ_OP_COUNT];
+	unsigned long skipped[FZ_OP_COUNT], failed[FZ_OP_COUNT];
+	unsigned long ops, ioctls, failures;
+	double secs;
+	bool left_ok;
+	char left[256];
+};
+
+static void fz_sum(const struct fz_global *g, struct fz_totals *r)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < g->threads; i++) {
+		const struct fz_thread *t = &g->t[i];
+
+		for (k = 0; k < FZ_OP_COUNT; k++) {
+			r->done[k] += t->done[k];
+			r->errs[k] += t->errs[k];
+			r->skipped[k] += t->skipped[k];
+			r->failed[k] += t->failed[k];
+			r->ops += t->done[k];
+			r->failures += t->failed[k];
+		}
+		r->ioctls += t->ioctls;
+	}
+}
+
+/* --json: the run's summary, with named fields (docs/gupctl.md). */
+static int fz_json(const struct fz_global *g, const struct fz_totals *r, FILE *f,
+		   const char *path)
+{
+	json_t *kinds = json_array(), *doc;
+	char seed[24], cmd[512];
+	unsigned int k;
+
+	for (k = 0; kinds && k < FZ_OP_COUNT; k++)
+		json_array_append_new(kinds, json_pack("{s:s, s:I, s:I, s:I, s:I}",
+						       "name", fz_ops[k].name,
+						       "done", (json_int_t)r->done[k],
+						       "errors", (json_int_t)r->errs[k],
+						       "skipped", (json_int_t)r->skipped[k],
+						       "failed", (json_int_t)r->failed[k]));
+	snprintf(seed, sizeof(seed), "%#" PRIx64, g->seed);
+	doc = json_pack("{s:s, s:s, s:i, s:i, s:s, s:i, s:i, s:i, s:i, s:f, s:I, s:I, s:f, s:I, s:b, s:s, s:s, s:o*}",
+			"command", "fuzz", "seed", seed, "ops", (int)g->ops,
+			"threads", (int)g->threads, "policy", g->policy_name,
+			"abi_version", (int)g->ver.abi_version,
+			"max_pages_per_pin", (int)g->ver.max_pages_per_pin,
+			"max_pages_total", (int)g->ver.max_pages_total,
+			"features", (int)g->ver.features, "seconds", r->secs,
+			"ops_done", (json_int_t)r->ops, "ioctls", (json_int_t)r->ioctls,
+			"ops_per_second", r->secs > 0 ? r->ops / r->secs : 0.0,
+			"failures", (json_int_t)r->failures, "pins_left", !r->left_ok,
+			"pins_left_said", r->left, "replay", replay_cmd(g, cmd, sizeof(cmd)),
+			"kinds", kinds);
+	return matrix_json_dump(doc, f, path, "fuzz");
+}
+
+static int fuzz_run(struct fz_global *g, FILE *json, const char *json_path)
+{
+	struct fz_totals r = { 0 };
 	pthread_rwlockattr_t ra;
 	struct timespec t0, t1;
 	pthread_t *th;
 	unsigned int i;
-	char msg[256];
-	double secs;
-	bool left_ok;
+	int ret;
 
 	find_vdso(g);
 	probe_memory(g);
@@ -2717,32 +2778,27 @@ static int fuzz_run(struct fz_global *g)
 	for (i = 0; i < g->threads; i++)
 		pthread_join(th[i], NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	left_ok = final_check(g, msg, sizeof(msg));
+	r.secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	r.left_ok = final_check(g, r.left, sizeof(r.left));
+	fz_sum(g, &r);
 
-	for (i = 0; i < FZ_OP_COUNT; i++) {
-		unsigned long done = sum(g, offsetof(struct fz_thread, done), i);
-		unsigned long errs = sum(g, offsetof(struct fz_thread, errs), i);
-		unsigned long skip = sum(g, offsetof(struct fz_thread, skipped), i);
-		unsigned long fail = sum(g, offsetof(struct fz_thread, failed), i);
-
-		ops += done;
-		failures += fail;
+	for (i = 0; i < FZ_OP_COUNT; i++)
 		printf("%s %u %s: %lu done, %lu ioctl errors as allowed, %lu skipped, %lu failed\n",
-		       fail ? "not ok" : "ok", i + 1, fz_ops[i].name, done, errs, skip, fail);
-	}
-	for (i = 0; i < g->threads; i++)
-		ioctls += g->t[i].ioctls;
-	printf("%s %d no pin left once every fd is closed %s\n", left_ok ? "ok" : "not ok",
-	       FZ_OP_COUNT + 1, msg);
+		       r.failed[i] ? "not ok" : "ok", i + 1, fz_ops[i].name, r.done[i],
+		       r.errs[i], r.skipped[i], r.failed[i]);
+	printf("%s %d no pin left once every fd is closed %s\n", r.left_ok ? "ok" : "not ok",
+	       FZ_OP_COUNT + 1, r.left);
 	printf("# fuzz: %lu ops (%lu ioctls) in %.1f s (%.0f ops/s) on %u threads, %lu failures%s\n",
-	       ops, ioctls, secs, secs > 0 ? ops / secs : 0.0, g->threads, failures,
-	       left_ok ? "" : ", pins left");
+	       r.ops, r.ioctls, r.secs, r.secs > 0 ? r.ops / r.secs : 0.0, g->threads,
+	       r.failures, r.left_ok ? "" : ", pins left");
 	printf("# skipped: requests a GUP policy expects a kernel WARN for (the matrix's cells), pins with nothing to act on\n");
-	if (failures || !left_ok)
+	if (r.failures || !r.left_ok)
 		print_replay(g);
 	fflush(stdout);
-	return failures || !left_ok ? GUPCTL_EXIT_REFUSED : GUPCTL_EXIT_OK;
+	ret = r.failures || !r.left_ok ? GUPCTL_EXIT_REFUSED : GUPCTL_EXIT_OK;
+	if (json && fz_json(g, &r, json, json_path))
+		ret = GUPCTL_EXIT_USAGE;
+	return ret;
 }
 
 int cmd_fuzz(int argc, char **argv)
@@ -2758,7 +2814,8 @@ int cmd_fuzz(int argc, char **argv)
 		.seed = 1, .ops = 10000, .threads = 4, .ext4_dir = MATRIX_EXT4_DIR,
 		.shared_fd = -1, .show = 50,
 	};
-	const char *policy = NULL;
+	const char *policy = NULL, *json_path = NULL;
+	FILE *json = NULL;
 	bool verbose = false;
 	const struct gopt opts[] = {
 		GOPT_CALLBACK('s', "seed", &g, "S", parse_seed,
@@ -2768,6 +2825,7 @@ int cmd_fuzz(int argc, char **argv)
 		GOPT_STRING('p', "policy", &policy, "P",
 			    "the kernel's GUP policy (default: detected)"),
 		GOPT_STRING(0, "ext4-dir", &g.ext4_dir, "DIR", MATRIX_EXT4_HELP),
+		GOPT_STRING(0, "json", &json_path, "FILE", "the run's summary as JSON"),
 		GOPT_UINT(0, "show", &g.show, "N", "print the first N failures in full (50)"),
 		GOPT_BOOL('v', "verbose", &verbose, "every request and answer on stderr"),
 		GOPT_END()
@@ -2796,17 +2854,27 @@ int cmd_fuzz(int argc, char **argv)
 	if (!g.policy)
 		return usage_error("fuzz", "unknown policy '%s': give %s", policy, policy_names());
 	g.policy_name = policy;
+	if (json_path) {
+		json = matrix_json_open(json_path, "fuzz");
+		if (!json)
+			return GUPCTL_EXIT_USAGE;
+	}
 	ret = gupctl_open_device(&dev, "fuzz");
-	if (ret)
+	if (ret) {
+		if (json)
+			fclose(json);
 		return ret;
+	}
 	g.ver = dev.ver;
 	g.shared_fd = dev.fd;
 	g.ps = g.ver.page_size;
 	if (g.ps != (size_t)getpagesize()) {
 		gupdev_close(&dev);
+		if (json)
+			fclose(json);
 		fprintf(stderr, "gupctl fuzz: the module's page size %zu is not the process's %d\n",
 			g.ps, getpagesize());
 		return GUPCTL_EXIT_NODEV;
 	}
-	return fuzz_run(&g);
+	return fuzz_run(&g, json, json_path);
 }
