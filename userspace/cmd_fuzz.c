@@ -524,7 +524,8 @@ static int slot_build(struct fz_thread *t, unsigned int s)
 	}
 	/* holes: a few unmapped pages, small enough that no mmap(NULL) fills them */
 	for (k = rng_below(&t->rng, 3); k; k--) {
-		unsigned int at = rng_below(&t->rng, FZ_SLOT_PAGES - 4), n = 1 + rng_below(&t->rng, 4);
+		unsigned int at = rng_below(&t->rng, FZ_SLOT_PAGES - 4);
+		unsigned int n = 1 + rng_below(&t->rng, 4);
 
 		if (munmap(slot_addr(t, s, at), (size_t)n * fz_ps(t)) == 0)
 			memset(&sl->page[at], FZ_HOLE, n);
@@ -579,7 +580,8 @@ static void where_seg(const struct fz_seg *sg, unsigned int page, struct fz_wher
 		break;
 	case FZ_HUGETLB:
 		w->backing = BACKING_HUGETLB;
-		w->kinds_read = w->kinds_write = KIND(GUP_PAGE_HUGETLB);
+		w->kinds_read = KIND(GUP_PAGE_HUGETLB);
+		w->kinds_write = KIND(GUP_PAGE_HUGETLB);
 		break;
 	default:
 		if (w->vma.shared)
@@ -605,16 +607,19 @@ static void fz_where(const struct fz_thread *t, unsigned long addr, struct fz_wh
 	memset(w, 0, sizeof(*w));
 	w->slot = -1;
 	w->index = -1;
-	w->kinds_read = w->kinds_write = KIND_ANY;
+	w->kinds_read = KIND_ANY;
+	w->kinds_write = KIND_ANY;
 	if (addr >= t->g->vdso && addr < t->g->vdso + 2 * ps && t->g->vdso) {
 		/* VM_READ|VM_EXEC|VM_MAYREAD|VM_MAYWRITE|VM_MAYEXEC, no file */
-		w->known = w->vdso = true;
+		w->known = true;
+		w->vdso = true;
 		w->vma = (struct abi_vma){ .mapped = true, .read = true, .may_read = true,
 					   .may_write = true };
 		return;
 	}
 	if (addr >= t->g->vvar && addr < t->g->vvar + t->g->vvar_pages * ps) {
-		w->known = w->vdso = true;
+		w->known = true;
+		w->vdso = true;
 		w->vma = (struct abi_vma){ .mapped = true, .io_pfnmap = true, .read = true,
 					   .may_read = true };
 		return;
@@ -990,7 +995,8 @@ static void op_pin_bad(struct fz_thread *t)
 		p.reserved = 1 + rng_below(&t->rng, UINT32_MAX);
 		break;
 	case 1:
-		p.method = GUP_PIN_METHOD_COUNT + rng_below(&t->rng, UINT32_MAX - GUP_PIN_METHOD_COUNT);
+		p.method = GUP_PIN_METHOD_COUNT +
+			   rng_below(&t->rng, UINT32_MAX - GUP_PIN_METHOD_COUNT);
 		break;
 	case 2:
 		p.flags |= (GUP_PIN_FLAGS_ALL + 1) << rng_below(&t->rng, 28);
@@ -1672,7 +1678,8 @@ static void __attribute__((noreturn)) kill_child(struct fz_thread *t)
 	if (fd < 0)
 		_exit(72);
 	rnd_quiet_mix(t, &method, &flags);
-	if (rng_pct(&t->rng, 40) && (uffd = uffd_open()) >= 0) {
+	uffd = rng_pct(&t->rng, 40) ? uffd_open() : -1;
+	if (uffd >= 0) {
 		char *r = slot_addr(t, FZ_UFFD, 0);
 
 		if (mmap(r, 16 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
@@ -2013,6 +2020,13 @@ static void op_uffd(struct fz_thread *t)
 {
 	size_t ps = fz_ps(t), len = ps * (1 + rng_below(&t->rng, 8));
 	char *region = slot_addr(t, FZ_UFFD, 0), *src = t->iobuf, what[160];
+	static const unsigned int waiting[] = {
+		GUP_PIN_METHOD_PIN_FAST, GUP_PIN_METHOD_GET_FAST,
+		GUP_PIN_METHOD_PIN_UNLOCKED, GUP_PIN_METHOD_GET_UNLOCKED,
+	};
+	static const char * const what_of[UF_COUNT] = {
+		"PIN", "WRITE from", "READ into", "STATE into", "PIN request",
+	};
 	struct fz_uffd_job j = { .t = t, .fd = t->fd[1] };
 	struct gup_pin_req req = { 0 }, *reqp = &req;
 	struct gup_pin_io io = { 0 };
@@ -2067,12 +2081,11 @@ static void op_uffd(struct fz_thread *t)
 		req.addr = (unsigned long)region;
 		req.len = len;
 		/* methods that wait for the fault (the others get SIGBUS: EFAULT) */
-		req.method = (const unsigned int[]){ GUP_PIN_METHOD_PIN_FAST,
-			GUP_PIN_METHOD_GET_FAST, GUP_PIN_METHOD_PIN_UNLOCKED,
-			GUP_PIN_METHOD_GET_UNLOCKED }[rng_below(&t->rng, 4)];
+		req.method = waiting[rng_below(&t->rng, ARRAY_SIZE(waiting))];
 		req.flags = rnd_flags(t) & (GUP_PIN_FLAG_WRITE | GUP_PIN_FLAG_FORCE);
 		c.ioctl = ABI_PIN;
-		c.requested = c.takeable = len / ps;
+		c.requested = len / ps;
+		c.takeable = c.requested;
 		if (j.kind == UF_PIN_REQ) {
 			/* the request itself in the blocked page; its copy in src */
 			memcpy(src, &req, sizeof(req));
@@ -2141,8 +2154,7 @@ static void op_uffd(struct fz_thread *t)
 	if (j.kind == UF_PIN_REQ && !c.malformed)
 		c.maybe_malformed = true;	/* filled or zeros, the race decides */
 	snprintf(what, sizeof(what), "%s through a userfaultfd page (%s, %s)",
-		 (const char *[]){ "PIN", "WRITE from", "READ into", "STATE into",
-				   "PIN request" }[j.kind],
+		 what_of[j.kind],
 		 blocked ? "blocked" : "not blocked",
 		 closed ? "its fd closed meanwhile" : target_gone ? "its pin unpinned meanwhile" :
 		 "nothing else");
@@ -2184,8 +2196,10 @@ static void op_total(struct fz_thread *t)
 	pthread_rwlock_unlock(&t->g->excl);
 	pthread_rwlock_wrlock(&t->g->excl);
 	held = debugfs_total("pages_pinned");
-	if (held < 0 || (total - held) / chunk > 1024 ||
-	    !(ids = calloc((total - held) / chunk + 2, sizeof(*ids)))) {
+	/* a total too large to fill in a reasonable time is not tried */
+	if (held >= 0 && (total - held) / chunk <= 1024)
+		ids = calloc((total - held) / chunk + 2, sizeof(*ids));
+	if (!ids) {
 		t->skipped[t->op]++;
 		goto out;
 	}
@@ -2239,7 +2253,8 @@ static void op_total(struct fz_thread *t)
 		int err;
 
 		nids--;
-		c.requested = c.takeable = FZ_MIN(total - now, chunk);
+		c.requested = FZ_MIN(total - now, chunk);
+		c.takeable = c.requested;
 		req.len = c.requested * ps;
 		err = fz_ioctl(t, t->fd[1], GUP_PIN_IOC_PIN, &req);
 		snprintf(what, sizeof(what), "PIN the last %u pages up to max_pages_total",
@@ -2400,7 +2415,10 @@ static int thread_setup(struct fz_thread *t)
 	char *p;
 
 	t->report_fd = -1;
-	t->memfd = t->hugefd = t->filefd = t->file_rofd = -1;
+	t->memfd = -1;
+	t->hugefd = -1;
+	t->filefd = -1;
+	t->file_rofd = -1;
 	/* slots 2 MiB aligned (a hugetlb page fits): reserve one more */
 	p = mmap(NULL, (FZ_NR_SLOTS + 1) * slot_bytes, PROT_NONE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -2768,7 +2786,8 @@ static int fuzz_run(struct fz_global *g, FILE *json, const char *json_path)
 		t->g = g;
 		t->n = i;
 		t->ops = g->ops / g->threads + (i < g->ops % g->threads);
-		t->fd[0] = t->fd[1] = -1;
+		t->fd[0] = -1;
+		t->fd[1] = -1;
 		rng_seed(&t->rng, g->seed, i + 1);
 		if (pthread_create(&th[i], NULL, thread_main, t)) {
 			fprintf(stderr, "gupctl fuzz: cannot start thread %u\n", i);
