@@ -182,6 +182,7 @@ struct matrix_opts {
 	policy_fn expect;
 	const char *dir[MATRIX_NR_DIRS];
 	const char *json;
+	bool expect_only;
 };
 
 static const char * const matrix_usage[] = {
@@ -203,6 +204,8 @@ static int parse_matrix_opts(int argc, char **argv, struct matrix_opts *o)
 		GOPT_STRING(0, "ramfs-dir", &o->dir[MATRIX_DIR_RAMFS], "DIR", MATRIX_RAMFS_HELP),
 		GOPT_STRING(0, "json", &o->json, "FILE",
 			    "write the cells as JSON (docs/results.md)"),
+		GOPT_BOOL(0, "expect", &o->expect_only,
+			  "print each cell's expected outcome and reason, run nothing"),
 		GOPT_END()
 	};
 
@@ -720,6 +723,26 @@ static int run_matrix(struct matrix_run *r)
 	       GUPCTL_EXIT_REFUSED : GUPCTL_EXIT_OK;
 }
 
+/* --expect: the policy's answer for every cell, no device needed. */
+static int print_expectations(const struct matrix_opts *o)
+{
+	char desc[160];
+	struct cell c;
+	unsigned int n;
+
+	for (n = 0; n < MATRIX_NR_CELLS; n++) {
+		struct expectation e;
+
+		matrix_cell(n, &c);
+		e = o->expect(&c);
+		printf("%u\t%s\t%s%s%s\t%s\n", n + 1,
+		       matrix_cell_str(n, desc, sizeof(desc)), expected_str(&e),
+		       e.by_driver ? " (driver)" : "", e.report.kind ? " + WARN" : "",
+		       e.reason);
+	}
+	return GUPCTL_EXIT_OK;
+}
+
 int cmd_matrix(int argc, char **argv)
 {
 	struct matrix_opts o;
@@ -730,6 +753,8 @@ int cmd_matrix(int argc, char **argv)
 	ret = parse_matrix_opts(argc, argv, &o);
 	if (ret)
 		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
+	if (o.expect_only)
+		return print_expectations(&o);
 
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
