@@ -1315,11 +1315,12 @@ TEST_F(gup_test, private_file_read_pin_write_refused)
 }
 
 /*
- * The same mapping pinned with FOLL_WRITE|FOLL_FORCE (the debugger's
+ * The same mapping taken with FOLL_WRITE|FOLL_FORCE (the debugger's
  * breakpoint): GUP breaks COW, the pin holds an anonymous copy, which may
  * be written and dirtied; the user sees it, the file does not change.
- * With ALLOW_BROKEN where the kernel has it (gup-v1 WARNs on a write pin
- * of any non-shmem file mapping otherwise).
+ * get_user_pages, as gup-v7 refuses FOLL_PIN writes to private file
+ * mappings too (EFAULT); with ALLOW_BROKEN where the kernel has it (gup-v1
+ * WARNs on a GUP write to any non-shmem file mapping otherwise).
  */
 TEST_F(gup_test, private_file_write_pin_is_a_cow_copy)
 {
@@ -1333,7 +1334,7 @@ TEST_F(gup_test, private_file_write_pin_is_a_cow_copy)
 		flags |= GUP_PIN_FLAG_ALLOW_BROKEN;
 	map = map_ext4(_metadata, &self->mem, self->ext4_path, 1, true, true,
 		       TARGET_PREFAULT_READ);
-	ASSERT_RET(0, gupdev_pin(&self->dev, map, ps, GUP_PIN_METHOD_PIN,
+	ASSERT_RET(0, gupdev_pin(&self->dev, map, ps, GUP_PIN_METHOD_GET,
 				 flags, &req));
 	ASSERT_EQ(1U, req.nr_pinned);
 	ASSERT_RET(0, gupdev_state(&self->dev, req.id, 0, &st, &n));
