@@ -137,8 +137,9 @@ for c in "${commands[@]}"; do
 done
 
 # pin: its options (a removed or renamed option must fail here).
-pin_opts="--anon --dirty-on-unpin --fast --force --get --get-fast --help
---hold --hugetlb --length --longterm --offset --policy --prefault --private
+pin_opts="--allow-broken --anon --dirty-on-unpin --fast --force --get
+--get-fast --get-remote --get-unlocked --help --hold --hugetlb --length
+--longterm --offset --pin-remote --pin-unlocked --policy --prefault --private
 --read-only --shmem --then --write"
 run pin --list-opts
 listed=$(sed 's/=$//' "$TMP/out" | sort | tr '\n' ' ')
