@@ -378,6 +378,9 @@ static void print_request(const struct pin_opts *o, const struct target *t,
 		printf("expect:  %s (matrix cell %s, %s)\n",
 		       expect_str(&x->e, buf, sizeof(buf)),
 		       backing_name(x->cell.backing), state_name(x->cell.state));
+	if (!x->none && x->e.report.kind)
+		printf("expect:  a kernel %s, %s: \"%s\"\n", x->e.report.kind,
+		       x->e.report.file, x->e.report.text);
 }
 
 /*
