@@ -16,6 +16,7 @@
 #include "gupctl.h"
 #include "matrix_json.h"
 #include "options.h"
+#include "report_policies.h"
 #include "policy.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -24,6 +25,7 @@ struct report_opts {
 	struct collect_opts c;		/* --collect */
 	const char *boot_seconds;
 	const char *md, *svg, *learned;	/* the pages */
+	const char *policies;		/* docs/policies.md, optional */
 	char **inputs;			/* a results directory or FLAVOUR.json */
 	unsigned int nr_inputs;
 };
@@ -94,6 +96,8 @@ static int parse_report_opts(int argc, char **argv, struct report_opts *o)
 		GOPT_GROUP("The pages, from a results directory or FLAVOUR.json files"),
 		GOPT_STRING(0, "md", &o->md, "FILE", "write the markdown page"),
 		GOPT_STRING(0, "svg", &o->svg, "FILE", "write the SVG heatmap"),
+		GOPT_STRING(0, "policies", &o->policies, "FILE",
+			    "also write the policies side by side (docs/policies.md)"),
 		GOPT_STRING(0, "learned", &o->learned, "FILE",
 			    "append FILE under \"What we learned\" (if it exists)"),
 		GOPT_GROUP("The flavour's results document, after its boot"),
@@ -1184,6 +1188,17 @@ static int write_file(const char *what, const char *path,
 	return 0;
 }
 
+/* docs/policies.md (report_policies.c) from the flavours of the run. */
+static void write_policies(const struct report *r, FILE *f)
+{
+	const struct mflavour *fl[16];
+	unsigned int i, n = 0;
+
+	for (i = 0; i < r->nr_fl && n < ARRAY_SIZE(fl); i++)
+		fl[n++] = &r->fl[i];
+	write_policies_md(fl, n, r->dir ?: "the FLAVOUR.json files given", f);
+}
+
 /* Load FLAVOUR.json @path as the next flavour. */
 static int load_flavour(struct report *r, const char *path)
 {
@@ -1299,7 +1314,8 @@ int cmd_report(int argc, char **argv)
 	ret = load_inputs(&r) ?:
 	      read_learned(&r) ?:
 	      write_file("md", r.o.md, write_md, &r) ?:
-	      write_file("svg", r.o.svg, write_svg, &r);
+	      write_file("svg", r.o.svg, write_svg, &r) ?:
+	      (r.o.policies ? write_file("policies", r.o.policies, write_policies, &r) : 0);
 	if (ret)
 		goto out;
 
