@@ -540,6 +540,23 @@ static void mark(struct matrix_run *r, int n)
 }
 
 /*
+ * The policy's answer for a cell, as the matrix runs it: an answer decided
+ * by the method and flags alone (the same WARN for every backing) runs
+ * once, on the first backing and state.
+ */
+static struct expectation matrix_expect(policy_fn expect, const struct cell *c)
+{
+	struct expectation e = expect(c);
+
+	if (e.flags_only && (c->backing != 0 || c->state != 0))
+		return (struct expectation){
+			.outcome = OUTCOME_NOT_APPLICABLE,
+			.reason = "decided by the method and flags before any VMA is looked at: the cell of the same method and flags on the first backing and state runs it",
+		};
+	return e;
+}
+
+/*
  * WARN_ON_ONCE fires once per call site and boot: re-arm them all
  * (kernel/panic.c: clear_warn_once) so that the WARN this cell expects is
  * printed, after its marker.  0 or -errno.
@@ -566,7 +583,7 @@ static void run_cell(struct matrix_run *r, unsigned int n)
 	mark(r, n);
 	memset(res, 0, sizeof(*res));
 	matrix_cell(n, &res->cell);
-	res->exp = r->o->expect(&res->cell);
+	res->exp = matrix_expect(r->o->expect, &res->cell);
 	res->measured = MATRIX_NOT_RUN;
 	if (res->exp.outcome == OUTCOME_NOT_APPLICABLE) {
 		cell_report(r, n, res, NULL);
@@ -734,7 +751,7 @@ static int print_expectations(const struct matrix_opts *o)
 		struct expectation e;
 
 		matrix_cell(n, &c);
-		e = o->expect(&c);
+		e = matrix_expect(o->expect, &c);
 		printf("%u\t%s\t%s%s%s\t%s\n", n + 1,
 		       matrix_cell_str(n, desc, sizeof(desc)), expected_str(&e),
 		       e.by_driver ? " (driver)" : "", e.report.kind ? " + WARN" : "",

@@ -590,7 +590,7 @@ matrix_opts="--expect --ext4-dir --flavour --help --json --policy --ramfs-dir --
 xcheck_opts="--ext4-dir --foll-force --foll-longterm --gup-test --help --json --matrix --policy
 --ramfs-dir --tmpfs-dir"
 report_opts="--boot-seconds --collect --console --ext4 --flavour --help --input-hash
---kernel-verdict --learned --matrix --md --policy --reports --src --svg --xcheck"
+--kernel-verdict --learned --matrix --md --policies --policy --reports --src --svg --xcheck"
 
 for cmd in matrix xcheck report; do
 	case $cmd in
