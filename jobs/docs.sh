@@ -19,10 +19,10 @@ set -euo pipefail
 
 pages=(matrix repro)
 
-# page_matrix DIR: docs/matrix.md and docs/matrix.svg.
+# page_matrix DIR: docs/matrix.md, docs/matrix.svg and docs/policies.md.
 # shellcheck disable=SC2317 # called as page_$job
 page_matrix() {
-	"$gupctl" report --md docs/matrix.md --svg docs/matrix.svg \
+	"$gupctl" report --md docs/matrix.md --svg docs/matrix.svg --policies docs/policies.md \
 		--learned docs/matrix-learned.md "$1" || [ $? -eq 1 ] ||
 		die "gupctl report failed on $1"
 }

@@ -12,6 +12,12 @@
  * copy: all of them may sleep for long, and a fault on a userfaultfd range
  * could wait for a thread that is itself calling into this driver.
  *
+ * Writes follow the rule of the uapi header: a pin is writable (WRITE,
+ * UNPIN with GUP_UNPIN_DIRTY) only if it was taken with FOLL_WRITE or all
+ * its pages were page cache pages of the files of writable MAP_SHARED
+ * mappings.  The verdict is taken under mmap_lock when the pin is made and
+ * never changes; see gpt_judge_pin().
+ *
  * A pin is refcounted.  The registry owns one reference; every ioctl that
  * works on a pin takes another under gpt_lock after finding it.  UNPIN and
  * close() take the pin out of the registry under gpt_lock and drop the
@@ -21,6 +27,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/buffer_head.h>
+#include <linux/capability.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
@@ -57,6 +65,13 @@ MODULE_PARM_DESC(max_pages_total, "Most pages held by all pins together (else EN
 #define GPT_NR_FLAG_MIXES	(GUP_PIN_FLAGS_ALL + 1)
 #define GPT_ERRNO_SLOTS		8
 
+/* What this kernel lets the module offer (gup_pin_version.features). */
+#ifdef FOLL_ALLOW_BROKEN_FILE_MAPPING
+#define GPT_FEATURES		GUP_PIN_FEATURE_ALLOW_BROKEN
+#else
+#define GPT_FEATURES		0U
+#endif
+
 struct gpt_file {
 	struct list_head pins;		/* gpt_pin.node, under gpt_lock */
 };
@@ -73,6 +88,7 @@ struct gpt_pin {
 	u32 flags;
 	u32 nr_requested;
 	u32 nr_pinned;
+	bool writable;			/* the write rule's verdict, at pin time */
 	bool dirty;			/* set by UNPIN, applied on release */
 	struct page **pages;
 };
@@ -85,7 +101,7 @@ struct gpt_errno_count {
 /* Outcomes of PIN for one method and one flag mix. */
 struct gpt_bucket {
 	u64 attempts;
-	u64 refused;			/* 6.1's GUP contract, before GUP */
+	u64 refused;			/* flag this kernel lacks, before GUP */
 	u64 over_limit;			/* E2BIG / ENOSPC, before GUP */
 	u64 nomem;			/* the driver's own allocation failed */
 	u64 full;
@@ -106,6 +122,8 @@ static u64 gpt_unpins;
 static u64 gpt_unpins_dirty;
 static u64 gpt_released_on_close;
 static u64 gpt_bad_requests;
+static u64 gpt_write_refused;
+static u64 gpt_dirty_refused;
 static struct gpt_bucket gpt_buckets[GUP_PIN_METHOD_COUNT][GPT_NR_FLAG_MIXES];
 static struct dentry *gpt_debugfs;
 
@@ -114,13 +132,35 @@ static const char * const gpt_method_names[GUP_PIN_METHOD_COUNT] = {
 	[GUP_PIN_METHOD_PIN_FAST]	= "pin_user_pages_fast",
 	[GUP_PIN_METHOD_GET]		= "get_user_pages",
 	[GUP_PIN_METHOD_GET_FAST]	= "get_user_pages_fast",
+	[GUP_PIN_METHOD_PIN_REMOTE]	= "pin_user_pages_remote",
+	[GUP_PIN_METHOD_GET_REMOTE]	= "get_user_pages_remote",
+	[GUP_PIN_METHOD_PIN_UNLOCKED]	= "pin_user_pages_unlocked",
+	[GUP_PIN_METHOD_GET_UNLOCKED]	= "get_user_pages_unlocked",
 };
 
-/* Indexed by GUP_PIN_FLAG_* bits: WRITE 1, LONGTERM 2, FORCE 4. */
-static const char * const gpt_flag_names[GPT_NR_FLAG_MIXES] = {
-	"none", "WRITE", "LONGTERM", "WRITE|LONGTERM",
-	"FORCE", "WRITE|FORCE", "LONGTERM|FORCE", "WRITE|LONGTERM|FORCE",
+/* Indexed by bit number: GUP_PIN_FLAG_WRITE is bit 0, and so on. */
+static const char * const gpt_flag_bit_names[] = {
+	"WRITE", "LONGTERM", "FORCE", "ALLOW_BROKEN",
 };
+
+/* Longest: all four names and three '|', and the NUL. */
+#define GPT_FLAGS_NAME_MAX	36
+
+/* "none", or the names of the set bits joined by '|' in bit order. */
+static const char *gpt_flags_name(u32 flags, char *buf)
+{
+	size_t len = 0;
+	unsigned int bit;
+
+	if (!flags)
+		return "none";
+	for (bit = 0; bit < ARRAY_SIZE(gpt_flag_bit_names); bit++)
+		if (flags & BIT(bit))
+			len += scnprintf(buf + len, GPT_FLAGS_NAME_MAX - len,
+					 "%s%s", len ? "|" : "",
+					 gpt_flag_bit_names[bit]);
+	return buf;
+}
 
 #define GPT_ERRNAME(e)	{ e, #e }
 static const struct {
@@ -146,10 +186,13 @@ static const char *gpt_errname(int err)
 	return "UNKNOWN";
 }
 
+/* FOLL_PIN (pin_user_pages*()) rather than FOLL_GET (get_user_pages*()). */
 static bool gpt_method_pins(u32 method)
 {
 	return method == GUP_PIN_METHOD_PIN ||
-	       method == GUP_PIN_METHOD_PIN_FAST;
+	       method == GUP_PIN_METHOD_PIN_FAST ||
+	       method == GUP_PIN_METHOD_PIN_REMOTE ||
+	       method == GUP_PIN_METHOD_PIN_UNLOCKED;
 }
 
 static unsigned int gpt_foll_flags(u32 flags)
@@ -162,19 +205,21 @@ static unsigned int gpt_foll_flags(u32 flags)
 		foll |= FOLL_LONGTERM;
 	if (flags & GUP_PIN_FLAG_FORCE)
 		foll |= FOLL_FORCE;
+#ifdef FOLL_ALLOW_BROKEN_FILE_MAPPING
+	if (flags & GUP_PIN_FLAG_ALLOW_BROKEN)
+		foll |= FOLL_ALLOW_BROKEN_FILE_MAPPING;
+#endif
 	return foll;
 }
 
 /*
- * 6.1's GUP contract.  FOLL_LONGTERM requires FOLL_PIN: is_valid_gup_flags()
- * WARNs on it and fails with -EINVAL for get_user_pages() and
- * get_user_pages_fast(), so it is refused here before GUP is called.
- * FOLL_FORCE is in internal_get_user_pages_fast()'s flag mask and the slow
- * fallback honours it, so every method takes it.
+ * Does this kernel know every FOLL_* flag @flags asks for?  The module does
+ * not judge the mix otherwise: GUP answers (and WARNs) for itself.
  */
-static bool gpt_contract_allows(u32 method, u32 flags)
+static bool gpt_kernel_has_flags(u32 flags)
 {
-	return gpt_method_pins(method) || !(flags & GUP_PIN_FLAG_LONGTERM);
+	return !(flags & GUP_PIN_FLAG_ALLOW_BROKEN) ||
+	       (GPT_FEATURES & GUP_PIN_FEATURE_ALLOW_BROKEN);
 }
 
 /* Argument checks of PIN that need no bucket; 0 or -EINVAL. */
@@ -193,8 +238,8 @@ static int gpt_check_pin_req(const struct gup_pin_req *req)
 }
 
 /*
- * Apply the contract and the bounds, and reserve @nr pages against
- * max_pages_total so that concurrent calls cannot overshoot it.
+ * Refuse a flag this kernel lacks, apply the bounds, and reserve @nr pages
+ * against max_pages_total so that concurrent calls cannot overshoot it.
  */
 static int gpt_admit_pin(const struct gup_pin_req *req, u64 nr)
 {
@@ -203,9 +248,9 @@ static int gpt_admit_pin(const struct gup_pin_req *req, u64 nr)
 
 	mutex_lock(&gpt_lock);
 	b->attempts++;
-	if (!gpt_contract_allows(req->method, req->flags)) {
+	if (!gpt_kernel_has_flags(req->flags)) {
 		b->refused++;
-		ret = -EINVAL;
+		ret = -EOPNOTSUPP;
 	} else if (nr > max_pages_per_pin) {
 		b->over_limit++;
 		ret = -E2BIG;
@@ -283,33 +328,128 @@ static void gpt_pin_free(struct gpt_pin *pin)
 	kfree(pin);
 }
 
-/* One GUP call of the requested method; its return value as is. */
+/*
+ * Is @page, at @addr, a page cache page of the file that a writable
+ * MAP_SHARED mapping of the caller maps at @addr, and can that file's pages
+ * be dirtied?  Rule (b) of the uapi header, for one page.  The caller holds
+ * mmap_lock, which keeps the VMA and its file alive.  VM_SHARED|VM_WRITE on
+ * a file mapping means the file was open for writing at mmap() (do_mmap()
+ * refuses a writable shared mapping of an O_RDONLY file, of a write-sealed
+ * memfd, of an append-only file), hence not on a read-only mount either.
+ * An anonymous folio's ->mapping has PAGE_MAPPING_ANON set and never equals
+ * an address_space.  ->dirty_folio: 6.1's folio_mark_dirty() calls it
+ * unchecked (mm/page-writeback.c:2771).
+ */
+static bool gpt_page_of_shared_writable_file(struct mm_struct *mm,
+					     unsigned long addr,
+					     struct page *page)
+{
+	struct vm_area_struct *vma = vma_lookup(mm, addr);
+	struct address_space *mapping;
+
+	if (!vma || !vma->vm_file ||
+	    (vma->vm_flags & (VM_SHARED | VM_WRITE)) != (VM_SHARED | VM_WRITE))
+		return false;
+	mapping = vma->vm_file->f_mapping;
+	return READ_ONCE(page_folio(page)->mapping) == mapping &&
+	       mapping->a_ops->dirty_folio;
+}
+
+/*
+ * The write rule's verdict on the @nr pages just taken, under mmap_lock.
+ * Rule (b) looks at each page, not only at the VMAs, so it does not matter
+ * whether the VMAs are the ones GUP walked: for the _fast and _unlocked
+ * methods the verdict is taken right after the call, in a critical
+ * section of its own, and a mapping swapped in the meantime can only make
+ * it refuse (a page of another file, an anonymous or a kernel page fails).
+ */
+static bool gpt_judge_pin(struct mm_struct *mm, const struct gpt_pin *pin,
+			  long nr)
+{
+	long i;
+
+	mmap_assert_locked(mm);
+	if (pin->flags & GUP_PIN_FLAG_WRITE)
+		return true;
+	for (i = 0; i < nr; i++)
+		if (!gpt_page_of_shared_writable_file(mm,
+						      pin->addr + i * PAGE_SIZE,
+						      pin->pages[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The methods that need mmap_lock held by the caller (6.1 signatures: the
+ * vmas argument NULL, and for the _remote ones locked NULL too, so the lock
+ * is never dropped inside), then the verdict in the same critical section.
+ * The _remote methods get the caller's own mm: the device must never reach
+ * into another process.
+ */
+static long gpt_gup_locked(struct gpt_pin *pin, unsigned int foll)
+{
+	unsigned long start = pin->addr, nr = pin->nr_requested;
+	struct mm_struct *mm = current->mm;
+	struct page **pages = pin->pages;
+	long ret;
+
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	switch (pin->method) {
+	case GUP_PIN_METHOD_PIN:
+		ret = pin_user_pages(start, nr, foll, pages, NULL);
+		break;
+	case GUP_PIN_METHOD_GET:
+		ret = get_user_pages(start, nr, foll, pages, NULL);
+		break;
+	case GUP_PIN_METHOD_PIN_REMOTE:
+		ret = pin_user_pages_remote(mm, start, nr, foll, pages, NULL,
+					    NULL);
+		break;
+	default:
+		ret = get_user_pages_remote(mm, start, nr, foll, pages, NULL,
+					    NULL);
+		break;
+	}
+	if (ret > 0)
+		pin->writable = gpt_judge_pin(mm, pin, ret);
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+/*
+ * One GUP call of the requested method, its return value as is, and the
+ * write rule's verdict in pin->writable.  A fatal signal while waiting for
+ * mmap_lock to judge leaves the pin read-only.
+ */
 static long gpt_gup(struct gpt_pin *pin)
 {
 	unsigned int foll = gpt_foll_flags(pin->flags);
-	unsigned long start = pin->addr;
+	unsigned long start = pin->addr, nr = pin->nr_requested;
 	struct mm_struct *mm = current->mm;
+	struct page **pages = pin->pages;
 	long ret;
 
 	switch (pin->method) {
 	case GUP_PIN_METHOD_PIN_FAST:
-		return pin_user_pages_fast(start, pin->nr_requested, foll,
-					   pin->pages);
+		ret = pin_user_pages_fast(start, nr, foll, pages);
+		break;
 	case GUP_PIN_METHOD_GET_FAST:
-		return get_user_pages_fast(start, pin->nr_requested, foll,
-					   pin->pages);
+		ret = get_user_pages_fast(start, nr, foll, pages);
+		break;
+	case GUP_PIN_METHOD_PIN_UNLOCKED:
+		ret = pin_user_pages_unlocked(start, nr, pages, foll);
+		break;
+	case GUP_PIN_METHOD_GET_UNLOCKED:
+		ret = get_user_pages_unlocked(start, nr, pages, foll);
+		break;
+	default:
+		return gpt_gup_locked(pin, foll);
 	}
-
-	/* The slow methods walk VMAs: 6.1 wants mmap_lock held by the caller. */
-	if (mmap_read_lock_killable(mm))
-		return -EINTR;
-	if (pin->method == GUP_PIN_METHOD_PIN)
-		ret = pin_user_pages(start, pin->nr_requested, foll,
-				     pin->pages, NULL);
-	else
-		ret = get_user_pages(start, pin->nr_requested, foll,
-				     pin->pages, NULL);
-	mmap_read_unlock(mm);
+	if (ret > 0 && !mmap_read_lock_killable(mm)) {
+		pin->writable = gpt_judge_pin(mm, pin, ret);
+		mmap_read_unlock(mm);
+	}
 	return ret;
 }
 
@@ -399,12 +539,11 @@ static void gpt_count_bad_request(void)
 }
 
 /*
- * GUP_PIN_IOC_PIN.  -EINVAL before GUP for malformed requests and for what
- * 6.1's GUP contract forbids (FOLL_LONGTERM with get_user_pages() or
- * get_user_pages_fast(): it requires FOLL_PIN, and GUP would WARN); -E2BIG
- * above max_pages_per_pin, -ENOSPC above max_pages_total.  The GUP call's
- * negative errno is returned unchanged and nothing is kept.  A partial pin
- * is kept as it is; a call that took no page keeps nothing and reports id 0.
+ * GUP_PIN_IOC_PIN.  -EINVAL before GUP for malformed requests, -EOPNOTSUPP
+ * for a flag this kernel lacks, -E2BIG above max_pages_per_pin, -ENOSPC
+ * above max_pages_total.  The GUP call's negative errno is returned
+ * unchanged and nothing is kept.  A partial pin is kept as it is; a call
+ * that took no page keeps nothing and reports id 0.
  */
 static long gpt_ioctl_pin(struct gpt_file *gf, void __user *argp)
 {
@@ -457,7 +596,11 @@ static long gpt_ioctl_pin(struct gpt_file *gf, void __user *argp)
 	return ret;
 }
 
-/* GUP_PIN_IOC_UNPIN: -EINVAL for unknown flags, -ENOENT for unknown ids. */
+/*
+ * GUP_PIN_IOC_UNPIN: -EINVAL for unknown flags, -ENOENT for unknown ids,
+ * -EPERM for GUP_UNPIN_DIRTY on a pin the write rule keeps clean (the pin
+ * stays).
+ */
 static long gpt_ioctl_unpin(struct gpt_file *gf, void __user *argp)
 {
 	struct gup_pin_unpin req;
@@ -473,6 +616,11 @@ static long gpt_ioctl_unpin(struct gpt_file *gf, void __user *argp)
 	if (!pin || pin->owner != gf) {
 		mutex_unlock(&gpt_lock);
 		return -ENOENT;
+	}
+	if ((req.flags & GUP_UNPIN_DIRTY) && !pin->writable) {
+		gpt_dirty_refused++;
+		mutex_unlock(&gpt_lock);
+		return -EPERM;
 	}
 	idr_remove(&gpt_idr, pin->id);
 	list_del_init(&pin->node);
@@ -503,7 +651,11 @@ static bool gpt_page_unwritable(struct page *page)
 	       !folio_test_hugetlb(folio) && !READ_ONCE(folio->mapping);
 }
 
-/* The byte range of @io must lie within the pages actually pinned. */
+/*
+ * The byte range of @io must lie within the pages actually pinned; a write
+ * needs a writable pin (the write rule) and no page shared beyond the
+ * caller.
+ */
 static int gpt_check_io(const struct gpt_pin *pin, const struct gup_pin_io *io,
 			bool write)
 {
@@ -514,6 +666,8 @@ static int gpt_check_io(const struct gpt_pin *pin, const struct gup_pin_io *io,
 		return -EINVAL;
 	if (!write)
 		return 0;
+	if (!pin->writable)
+		return -EPERM;
 	for (i = io->offset >> PAGE_SHIFT; i < DIV_ROUND_UP(end, PAGE_SIZE); i++)
 		if (gpt_page_unwritable(pin->pages[i]))
 			return -EPERM;
@@ -579,8 +733,9 @@ static int gpt_copy_pages(struct gpt_pin *pin, const struct gup_pin_io *io,
 
 /*
  * GUP_PIN_IOC_WRITE / GUP_PIN_IOC_READ: -ENOENT unknown id, -EINVAL empty or
- * out of range, -EPERM writing to a zero or KSM page, -EFAULT bad buffer
- * (a WRITE may then have changed the pages before the fault).
+ * out of range, -EPERM writing through a pin the write rule keeps
+ * read-only or to a zero or KSM page, -EFAULT bad buffer (a WRITE may then
+ * have changed the pages before the fault).
  */
 static long gpt_ioctl_io(struct gpt_file *gf, void __user *argp, bool write)
 {
@@ -596,6 +751,11 @@ static long gpt_ioctl_io(struct gpt_file *gf, void __user *argp, bool write)
 	if (!pin)
 		return -ENOENT;
 	ret = gpt_check_io(pin, &io, write);
+	if (ret == -EPERM) {
+		mutex_lock(&gpt_lock);
+		gpt_write_refused++;
+		mutex_unlock(&gpt_lock);
+	}
 	if (!ret)
 		ret = gpt_copy_pages(pin, &io, write);
 	gpt_pin_put(pin);
@@ -611,7 +771,7 @@ static u32 gpt_folio_bits(struct folio *folio)
 	if (folio_test_writeback(folio))
 		bits |= GUP_PAGE_WRITEBACK;
 	if (folio_test_private(folio))
-		bits |= GUP_PAGE_HAS_BUFFERS;
+		bits |= GUP_PAGE_PRIVATE;
 	if (folio_maybe_dma_pinned(folio))
 		bits |= GUP_PAGE_MAYBE_DMA_PINNED;
 	if (folio_test_uptodate(folio))
@@ -619,6 +779,29 @@ static u32 gpt_folio_bits(struct folio *folio)
 	if (folio_test_lru(folio))
 		bits |= GUP_PAGE_LRU;
 	return bits;
+}
+
+/*
+ * Does @mapping keep buffer heads in folio->private?  PG_private alone does
+ * not say (hugetlbfs keeps its subpool there, iomap an iomap_page, ...),
+ * and 6.1 has no flag for it.  An address space whose operations include a
+ * buffer layer function that reads folio_buffers() as buffer heads does:
+ * ->is_partially_uptodate = block_is_partially_uptodate() (fs/buffer.c:2196,
+ * called by filemap_read() on the mapping's folios: ext4's three aops,
+ * ext2, fat, ...) or ->is_dirty_writeback = buffer_check_dirty_writeback()
+ * (fs/buffer.c:86, called by reclaim: the block devices' def_blk_aops,
+ * block/fops.c:429).
+ */
+static bool gpt_mapping_has_buffer_heads(const struct address_space *mapping)
+{
+#ifdef CONFIG_BLOCK
+	const struct address_space_operations *a_ops = mapping->a_ops;
+
+	return a_ops->is_partially_uptodate == block_is_partially_uptodate ||
+	       a_ops->is_dirty_writeback == buffer_check_dirty_writeback;
+#else
+	return false;
+#endif
 }
 
 /*
@@ -649,9 +832,30 @@ static int gpt_file_folio_state(struct folio *folio, struct gup_page_state *st)
 			st->kind = GUP_PAGE_FILE;
 		strscpy(st->fs_name, mapping->host->i_sb->s_type->name,
 			sizeof(st->fs_name));
+		if ((st->state & GUP_PAGE_PRIVATE) &&
+		    gpt_mapping_has_buffer_heads(mapping))
+			st->state |= GUP_PAGE_HAS_BUFFERS;
 	}
 	folio_unlock(folio);
 	return 0;
+}
+
+/*
+ * The page's index in PAGE_SIZE units for every kind.  6.1 counts a hugetlb
+ * folio's ->index in huge pages, page cache and anonymous alike
+ * (linear_page_index() -> linear_hugepage_index(), include/linux/
+ * pagemap.h:910; page_to_pgoff() converts with hugetlb_basepage_index(),
+ * mm/hugetlb.c:2147, which is not exported).  Other large folios (THP,
+ * large page cache folios) count ->index in pages already
+ * (page_to_index(), include/linux/pagemap.h:834: head index + offset).
+ */
+static u64 gpt_page_index(struct folio *folio, struct page *page)
+{
+	u64 index = folio->index;
+
+	if (folio_test_hugetlb(folio))
+		index <<= folio_order(folio);
+	return index + folio_page_idx(folio, page);
 }
 
 /*
@@ -663,7 +867,7 @@ static int gpt_page_state(struct page *page, struct gup_page_state *st)
 	struct folio *folio = page_folio(page);
 
 	memset(st, 0, sizeof(*st));
-	st->index = folio->index + folio_page_idx(folio, page);
+	st->index = gpt_page_index(folio, page);
 	st->mapcount = page_mapcount(page);
 	st->refcount = folio_ref_count(folio);
 	if (is_zero_page(page)) {
@@ -720,16 +924,30 @@ static long gpt_ioctl_state(struct gpt_file *gf, void __user *argp)
 	return copy_to_user(argp, &req, sizeof(req)) ? -EFAULT : 0;
 }
 
-static long gpt_ioctl_version(void __user *argp)
+/*
+ * GUP_PIN_IOC_VERSION, asked with any argument size from 4 bytes up: that
+ * much of the structure (at most all of it), so that a caller built for
+ * another ABI version still learns abi_version.
+ */
+static long gpt_ioctl_version(void __user *argp, size_t size)
 {
 	struct gup_pin_version v = {
 		.abi_version = GUP_PIN_TEST_ABI_VERSION,
 		.page_size = PAGE_SIZE,
 		.max_pages_per_pin = max_pages_per_pin,
 		.max_pages_total = max_pages_total,
+		.features = GPT_FEATURES,
 	};
 
-	return copy_to_user(argp, &v, sizeof(v)) ? -EFAULT : 0;
+	return copy_to_user(argp, &v, min(size, sizeof(v))) ? -EFAULT : 0;
+}
+
+static bool gpt_is_version_ioctl(unsigned int cmd)
+{
+	return _IOC_TYPE(cmd) == GUP_PIN_IOC_TYPE &&
+	       _IOC_NR(cmd) == GUP_PIN_IOC_VERSION_NR &&
+	       _IOC_DIR(cmd) == _IOC_READ &&
+	       _IOC_SIZE(cmd) >= sizeof(__u32);
 }
 
 static long gpt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -737,9 +955,9 @@ static long gpt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	struct gpt_file *gf = file->private_data;
 	void __user *argp = (void __user *)arg;
 
+	if (gpt_is_version_ioctl(cmd))
+		return gpt_ioctl_version(argp, _IOC_SIZE(cmd));
 	switch (cmd) {
-	case GUP_PIN_IOC_VERSION:
-		return gpt_ioctl_version(argp);
 	case GUP_PIN_IOC_PIN:
 		return gpt_ioctl_pin(gf, argp);
 	case GUP_PIN_IOC_WRITE:
@@ -754,10 +972,13 @@ static long gpt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	return -ENOTTY;
 }
 
+/* Only for CAP_SYS_ADMIN: the device writes into pages behind the kernel. */
 static int gpt_open(struct inode *inode, struct file *file)
 {
 	struct gpt_file *gf;
 
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	gf = kzalloc(sizeof(*gf), GFP_KERNEL);
 	if (!gf)
 		return -ENOMEM;
@@ -809,17 +1030,19 @@ static struct miscdevice gpt_misc = {
 /* debugfs "pins": one line per live pin, see docs/ABI/debugfs-gup_pin_test. */
 static int pins_show(struct seq_file *m, void *unused)
 {
+	char fn[GPT_FLAGS_NAME_MAX];
 	struct gpt_pin *pin;
 	int id;
 
 	mutex_lock(&gpt_lock);
 	idr_for_each_entry(&gpt_idr, pin, id)
-		seq_printf(m, "id=%u pid=%d addr=0x%llx len=%llu method=%s flags=%s ref=%s pinned=%u requested=%u\n",
+		seq_printf(m, "id=%u pid=%d addr=0x%llx len=%llu method=%s flags=%s ref=%s pinned=%u requested=%u writable=%s\n",
 			   pin->id, pin->pid, pin->addr, pin->len,
 			   gpt_method_names[pin->method],
-			   gpt_flag_names[pin->flags],
+			   gpt_flags_name(pin->flags, fn),
 			   gpt_method_pins(pin->method) ? "pin" : "get",
-			   pin->nr_pinned, pin->nr_requested);
+			   pin->nr_pinned, pin->nr_requested,
+			   pin->writable ? "yes" : "no");
 	mutex_unlock(&gpt_lock);
 	return 0;
 }
@@ -829,7 +1052,8 @@ static void gpt_show_bucket(struct seq_file *m, u32 method, u32 flags)
 {
 	const struct gpt_bucket *b = &gpt_buckets[method][flags];
 	const char *mn = gpt_method_names[method];
-	const char *fn = gpt_flag_names[flags];
+	char buf[GPT_FLAGS_NAME_MAX];
+	const char *fn = gpt_flags_name(flags, buf);
 	int i;
 
 	seq_printf(m, "pin method=%s flags=%s attempts=%llu refused=%llu over_limit=%llu nomem=%llu full=%llu partial=%llu empty=%llu failed=%llu\n",
@@ -850,10 +1074,10 @@ static int counters_show(struct seq_file *m, void *unused)
 	u32 method, flags;
 
 	mutex_lock(&gpt_lock);
-	seq_printf(m, "total pins_live=%llu pages_pinned=%llu pins_created=%llu unpins=%llu unpins_dirty=%llu released_on_close=%llu bad_requests=%llu\n",
+	seq_printf(m, "total pins_live=%llu pages_pinned=%llu pins_created=%llu unpins=%llu unpins_dirty=%llu released_on_close=%llu bad_requests=%llu write_refused=%llu dirty_refused=%llu\n",
 		   gpt_pins_live, gpt_pages_pinned, gpt_pins_created,
 		   gpt_unpins, gpt_unpins_dirty, gpt_released_on_close,
-		   gpt_bad_requests);
+		   gpt_bad_requests, gpt_write_refused, gpt_dirty_refused);
 	for (method = 0; method < GUP_PIN_METHOD_COUNT; method++)
 		for (flags = 0; flags < GPT_NR_FLAG_MIXES; flags++)
 			gpt_show_bucket(m, method, flags);
@@ -864,20 +1088,24 @@ DEFINE_SHOW_ATTRIBUTE(counters);
 
 static int version_show(struct seq_file *m, void *unused)
 {
-	seq_printf(m, "abi_version=%u page_size=%lu max_pages_per_pin=%u max_pages_total=%u\n",
+	seq_printf(m, "abi_version=%u page_size=%lu max_pages_per_pin=%u max_pages_total=%u features=0x%x\n",
 		   GUP_PIN_TEST_ABI_VERSION, PAGE_SIZE, max_pages_per_pin,
-		   max_pages_total);
+		   max_pages_total, GPT_FEATURES);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(version);
 
+/*
+ * Every file root only (0400), like the device; debugfs itself is mounted
+ * 0700 (DEBUGFS_DEFAULT_MODE, fs/debugfs/inode.c).
+ */
 static void gpt_debugfs_create(void)
 {
 	gpt_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("pins", 0400, gpt_debugfs, NULL, &pins_fops);
 	debugfs_create_file("counters", 0400, gpt_debugfs, NULL,
 			    &counters_fops);
-	debugfs_create_file("version", 0444, gpt_debugfs, NULL,
+	debugfs_create_file("version", 0400, gpt_debugfs, NULL,
 			    &version_fops);
 }
 
@@ -885,7 +1113,7 @@ static int __init gpt_init(void)
 {
 	int ret;
 
-	BUILD_BUG_ON(GUP_PIN_FLAGS_ALL != 7);
+	BUILD_BUG_ON(BIT(ARRAY_SIZE(gpt_flag_bit_names)) != GPT_NR_FLAG_MIXES);
 	if (!max_pages_per_pin || max_pages_per_pin > max_pages_total ||
 	    max_pages_total > GPT_PAGES_LIMIT) {
 		pr_err("need 0 < max_pages_per_pin <= max_pages_total <= %lu\n",

@@ -9,6 +9,7 @@ packages=(
 	qemu-system-x86 debootstrap e2fsprogs kmod
 	shellcheck python3 binutils
 	libjansson-dev jq			# JSON: gupctl reads and writes it, suites read it
+	genisoimage				# the driver selftest's iso9660 image
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -29,6 +29,8 @@ usage: qemu/run.sh --flavour F [options]
   --allow-kernel-reports exit with the command's status even if the
                          kernel reported a problem (the report still says so)
   --quiet                do not stream the console
+The guest command runs with GUP_LAB_FLAVOUR and GUP_LAB_POLICY exported
+(the flavour and its gup column of patches/flavours).
 USAGE
 }
 
@@ -81,12 +83,14 @@ mkdir -p "$ctl/out"
 for d in "${files[@]}"; do
 	cp -a "$d/." "$ctl/"
 done
+# Every command knows its flavour and policy (gupctl's policy_detect()).
+env="export GUP_LAB_FLAVOUR=$(printf %q "$flavour") GUP_LAB_POLICY=$(printf %q "$(flavour_field "$flavour" 3)")"
 if [ "$interactive" = 1 ]; then
 	echo interactive >"$ctl/mode"
-	printf '%s\n' "${cmd:-true}" 'echo "gup-lab shell: exit or Ctrl-D powers off"' \
+	printf '%s\n' "$env" "${cmd:-true}" 'echo "gup-lab shell: exit or Ctrl-D powers off"' \
 		'exec bash -i' >"$ctl/run.sh"
 else
-	printf '%s\n' "$cmd" >"$ctl/run.sh"
+	printf '%s\n' "$env" "$cmd" >"$ctl/run.sh"
 fi
 mkfs.ext4 -q -F -L control -d "$ctl" "$out/control.img" \
 	"$(($(du -sm "$ctl" | cut -f1) + 64))M" >/dev/null

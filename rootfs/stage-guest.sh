@@ -30,8 +30,10 @@ done
 gcc -O2 -static -pthread -I"$src" -I"$src/tools/testing/selftests/vm" \
 	-o "$dir/bin/gup_test" "$src/tools/testing/selftests/vm/gup_test.c"
 # gup_test -F takes raw FOLL_* bits, which are not uapi: read this tree's.
-awk '$1 == "#define" && $2 == "FOLL_LONGTERM" { print $3 }' \
-	"$src/include/linux/mm.h" >"$dir/foll_longterm"
-[ -s "$dir/foll_longterm" ] || die "FOLL_LONGTERM not found in $src/include/linux/mm.h"
+for bit in longterm force; do
+	awk -v name="FOLL_${bit^^}" '$1 == "#define" && $2 == name { print $3 }' \
+		"$src/include/linux/mm.h" >"$dir/foll_$bit"
+	[ -s "$dir/foll_$bit" ] || die "FOLL_${bit^^} not found in $src/include/linux/mm.h"
+done
 # The guest's lab scripts (setup for shells, test bodies) travel along.
 cp "$LAB_ROOT"/rootfs/guest-*.sh "$dir/bin/" 2>/dev/null || true

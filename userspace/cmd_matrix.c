@@ -182,6 +182,7 @@ struct matrix_opts {
 	policy_fn expect;
 	const char *dir[MATRIX_NR_DIRS];
 	const char *json;
+	bool expect_only;
 };
 
 static const char * const matrix_usage[] = {
@@ -203,6 +204,8 @@ static int parse_matrix_opts(int argc, char **argv, struct matrix_opts *o)
 		GOPT_STRING(0, "ramfs-dir", &o->dir[MATRIX_DIR_RAMFS], "DIR", MATRIX_RAMFS_HELP),
 		GOPT_STRING(0, "json", &o->json, "FILE",
 			    "write the cells as JSON (docs/results.md)"),
+		GOPT_BOOL(0, "expect", &o->expect_only,
+			  "print each cell's expected outcome and reason, run nothing"),
 		GOPT_END()
 	};
 
@@ -537,6 +540,23 @@ static void mark(struct matrix_run *r, int n)
 }
 
 /*
+ * The policy's answer for a cell, as the matrix runs it: an answer decided
+ * by the method and flags alone (the same WARN for every backing) runs
+ * once, on the first backing and state.
+ */
+static struct expectation matrix_expect(policy_fn expect, const struct cell *c)
+{
+	struct expectation e = expect(c);
+
+	if (e.flags_only && (c->backing != 0 || c->state != 0))
+		return (struct expectation){
+			.outcome = OUTCOME_NOT_APPLICABLE,
+			.reason = "decided by the method and flags before any VMA is looked at: the cell of the same method and flags on the first backing and state runs it",
+		};
+	return e;
+}
+
+/*
  * WARN_ON_ONCE fires once per call site and boot: re-arm them all
  * (kernel/panic.c: clear_warn_once) so that the WARN this cell expects is
  * printed, after its marker.  0 or -errno.
@@ -563,7 +583,7 @@ static void run_cell(struct matrix_run *r, unsigned int n)
 	mark(r, n);
 	memset(res, 0, sizeof(*res));
 	matrix_cell(n, &res->cell);
-	res->exp = r->o->expect(&res->cell);
+	res->exp = matrix_expect(r->o->expect, &res->cell);
 	res->measured = MATRIX_NOT_RUN;
 	if (res->exp.outcome == OUTCOME_NOT_APPLICABLE) {
 		cell_report(r, n, res, NULL);
@@ -720,6 +740,26 @@ static int run_matrix(struct matrix_run *r)
 	       GUPCTL_EXIT_REFUSED : GUPCTL_EXIT_OK;
 }
 
+/* --expect: the policy's answer for every cell, no device needed. */
+static int print_expectations(const struct matrix_opts *o)
+{
+	char desc[160];
+	struct cell c;
+	unsigned int n;
+
+	for (n = 0; n < MATRIX_NR_CELLS; n++) {
+		struct expectation e;
+
+		matrix_cell(n, &c);
+		e = matrix_expect(o->expect, &c);
+		printf("%u\t%s\t%s%s%s\t%s\n", n + 1,
+		       matrix_cell_str(n, desc, sizeof(desc)), expected_str(&e),
+		       e.by_driver ? " (driver)" : "", e.report.kind ? " + WARN" : "",
+		       e.reason);
+	}
+	return GUPCTL_EXIT_OK;
+}
+
 int cmd_matrix(int argc, char **argv)
 {
 	struct matrix_opts o;
@@ -730,6 +770,8 @@ int cmd_matrix(int argc, char **argv)
 	ret = parse_matrix_opts(argc, argv, &o);
 	if (ret)
 		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
+	if (o.expect_only)
+		return print_expectations(&o);
 
 	memset(&r, 0, sizeof(r));
 	r.o = &o;

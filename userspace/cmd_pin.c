@@ -67,7 +67,7 @@ static int pin_target(const struct gopt *opt, const char *arg)
 	return set_target(o, opt->bit, o->target_opt);
 }
 
-/* --fast, --get, --get-fast: opt->bit is the method. */
+/* --fast, --get, --get-fast, --pin-remote, ...: opt->bit is the method. */
 static int pin_method(const struct gopt *opt, const char *arg)
 {
 	struct pin_opts *o = opt->data;
@@ -176,11 +176,21 @@ static int parse_pin_opts(int argc, char **argv, struct pin_opts *o)
 				  gup_method_name(GUP_PIN_METHOD_GET)),
 		GOPT_CALLBACK_VAL(0, "get-fast", o, GUP_PIN_METHOD_GET_FAST, pin_method,
 				  gup_method_name(GUP_PIN_METHOD_GET_FAST)),
+		GOPT_CALLBACK_VAL(0, "pin-remote", o, GUP_PIN_METHOD_PIN_REMOTE, pin_method,
+				  gup_method_name(GUP_PIN_METHOD_PIN_REMOTE)),
+		GOPT_CALLBACK_VAL(0, "get-remote", o, GUP_PIN_METHOD_GET_REMOTE, pin_method,
+				  gup_method_name(GUP_PIN_METHOD_GET_REMOTE)),
+		GOPT_CALLBACK_VAL(0, "pin-unlocked", o, GUP_PIN_METHOD_PIN_UNLOCKED, pin_method,
+				  gup_method_name(GUP_PIN_METHOD_PIN_UNLOCKED)),
+		GOPT_CALLBACK_VAL(0, "get-unlocked", o, GUP_PIN_METHOD_GET_UNLOCKED, pin_method,
+				  gup_method_name(GUP_PIN_METHOD_GET_UNLOCKED)),
 		GOPT_GROUP("GUP flags"),
 		GOPT_BIT(0, "write", &o->flags, GUP_PIN_FLAG_WRITE, "FOLL_WRITE"),
 		GOPT_BIT(0, "longterm", &o->flags, GUP_PIN_FLAG_LONGTERM,
-			 "FOLL_LONGTERM (with a pin method only)"),
+			 "FOLL_LONGTERM (6.1: pin, fast, pin-remote only)"),
 		GOPT_BIT(0, "force", &o->flags, GUP_PIN_FLAG_FORCE, "FOLL_FORCE"),
+		GOPT_BIT(0, "allow-broken", &o->flags, GUP_PIN_FLAG_ALLOW_BROKEN,
+			 "FOLL_ALLOW_BROKEN_FILE_MAPPING (if the kernel has it)"),
 		GOPT_GROUP("Mapping and range"),
 		GOPT_CALLBACK(0, "offset", &o->spec.offset, "BYTES", pin_size,
 			      "start of the range in the mapping (default 0)"),
@@ -208,7 +218,7 @@ static int parse_pin_opts(int argc, char **argv, struct pin_opts *o)
 	o->method = GUP_PIN_METHOD_PIN;
 	o->spec.length = getpagesize();
 	snprintf(policy_help, sizeof(policy_help),
-		 "what to expect: %s (default: the kernel's)", policy_names());
+		 "the policy: %s (default: the kernel's)", policy_names());
 
 	ret = gopt_parse("pin", argc, argv, opts, usage, &argi);
 	while (!ret && argi < argc)
@@ -259,9 +269,12 @@ static void explain_refusal(const struct gupdev *dev, const struct target *t,
 
 	if (!x->none && x->e.outcome == OUTCOME_REFUSED && x->e.err == err) {
 		printf("  %s, as policy %s expects: %s\n", name, x->policy, x->e.reason);
+	} else if (err == EOPNOTSUPP && (o->flags & GUP_PIN_FLAG_ALLOW_BROKEN) &&
+		   !(dev->ver.features & GUP_PIN_FEATURE_ALLOW_BROKEN)) {
+		puts("  EOPNOTSUPP: driver: this kernel has no FOLL_ALLOW_BROKEN_FILE_MAPPING");
 	} else if (err == EINVAL && (o->flags & GUP_PIN_FLAG_LONGTERM) &&
-		   !method_is_pin(o->method)) {
-		puts("  EINVAL: driver guard: FOLL_LONGTERM needs FOLL_PIN (6.1's GUP would WARN)");
+		   (!method_is_pin(o->method) || o->method == GUP_PIN_METHOD_PIN_UNLOCKED)) {
+		puts("  EINVAL: 6.1's GUP refuses FOLL_LONGTERM here, with a WARN (mm/gup.c:2184, 2367)");
 	} else if (err == E2BIG && nr > dev->ver.max_pages_per_pin) {
 		printf("  E2BIG: %zu pages exceed the module's max_pages_per_pin (%u): ",
 		       nr, dev->ver.max_pages_per_pin);
@@ -365,6 +378,38 @@ static void print_request(const struct pin_opts *o, const struct target *t,
 		printf("expect:  %s (matrix cell %s, %s)\n",
 		       expect_str(&x->e, buf, sizeof(buf)),
 		       backing_name(x->cell.backing), state_name(x->cell.state));
+	if (!x->none && x->e.report.kind)
+		printf("expect:  a kernel %s, %s: \"%s\"\n", x->e.report.kind,
+		       x->e.report.file, x->e.report.text);
+}
+
+/*
+ * Release pin @id with @flags.  A dirtying unpin the driver's write rule
+ * refuses (EPERM, the pin stays) is said so, then released clean.
+ */
+static int unpin(struct gupdev *dev, __u32 id, unsigned int flags)
+{
+	int ret = gupdev_unpin(dev, id, flags);
+
+	if (ret == -EPERM && (flags & GUP_UNPIN_DIRTY)) {
+		fprintf(stderr,
+			"gupctl pin: GUP_UNPIN_DIRTY refused (EPERM): the driver keeps a read pin clean unless it is of a writable MAP_SHARED file (docs/driver.md)\n");
+		flags = 0;
+		ret = gupdev_unpin(dev, id, flags);
+		if (!ret) {
+			printf("unpinned pin %u without dirtying\n", id);
+			return GUPCTL_EXIT_REFUSED;
+		}
+	}
+	if (ret) {
+		fprintf(stderr,
+			"gupctl pin: unpin of pin %u failed: %s (%s): the pin stays until gupctl exits (close() releases it)\n",
+			id, errno_name(ret), strerror(-ret));
+		return GUPCTL_EXIT_REFUSED;
+	}
+	printf("unpinned pin %u%s\n", id,
+	       flags & GUP_UNPIN_DIRTY ? " with GUP_UNPIN_DIRTY" : "");
+	return GUPCTL_EXIT_OK;
 }
 
 static int pin_and_hold(struct gupdev *dev, const struct pin_opts *o,
@@ -399,16 +444,7 @@ static int pin_and_hold(struct gupdev *dev, const struct pin_opts *o,
 	wait_for_unpin(o);
 
 	print_pin_state(dev, req.id, req.nr_pinned, "before unpin");
-	ret = gupdev_unpin(dev, req.id, o->unpin_flags);
-	if (ret) {
-		fprintf(stderr,
-			"gupctl pin: unpin of pin %u failed: %s (%s): the pin stays until gupctl exits (close() releases it)\n",
-			req.id, errno_name(ret), strerror(-ret));
-		return GUPCTL_EXIT_REFUSED;
-	}
-	printf("unpinned pin %u%s\n", req.id,
-	       o->unpin_flags & GUP_UNPIN_DIRTY ? " with GUP_UNPIN_DIRTY" : "");
-	return GUPCTL_EXIT_OK;
+	return unpin(dev, req.id, o->unpin_flags);
 }
 
 int cmd_pin(int argc, char **argv)

@@ -16,16 +16,16 @@
 #include "gupctl.h"
 #include "matrix_json.h"
 #include "options.h"
+#include "report_policies.h"
 #include "policy.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define NR_ROWS		(BACKING_COUNT * STATE_COUNT)
-#define NR_COLS		(GUP_PIN_METHOD_COUNT * MATRIX_NR_FLAGS)
 
 struct report_opts {
 	struct collect_opts c;		/* --collect */
 	const char *boot_seconds;
 	const char *md, *svg, *learned;	/* the pages */
+	const char *policies;		/* docs/policies.md, optional */
 	char **inputs;			/* a results directory or FLAVOUR.json */
 	unsigned int nr_inputs;
 };
@@ -47,16 +47,6 @@ struct report {
 	size_t learned_len;
 };
 
-static const char * const method_short[GUP_PIN_METHOD_COUNT] = {
-	[GUP_PIN_METHOD_PIN]		= "pin",
-	[GUP_PIN_METHOD_PIN_FAST]	= "pinF",
-	[GUP_PIN_METHOD_GET]		= "get",
-	[GUP_PIN_METHOD_GET_FAST]	= "getF",
-};
-
-/* Indexed like the flag sets: none, WRITE, LONGTERM, WRITE|LONGTERM. */
-static const char * const flags_short[MATRIX_NR_FLAGS] = { "", " W", " L", " LW" };
-
 /* ---- Options ---- */
 
 static const char * const report_usage[] = {
@@ -73,6 +63,7 @@ static int check_collect_opts(struct report_opts *o)
 		{ o->c.verdict, "--kernel-verdict" },
 		{ o->boot_seconds, "--boot-seconds" },
 		{ o->c.console, "--console" }, { o->c.reports, "--reports" },
+		{ o->c.src, "--src" },
 	};
 	unsigned int i;
 	char *end;
@@ -105,6 +96,8 @@ static int parse_report_opts(int argc, char **argv, struct report_opts *o)
 		GOPT_GROUP("The pages, from a results directory or FLAVOUR.json files"),
 		GOPT_STRING(0, "md", &o->md, "FILE", "write the markdown page"),
 		GOPT_STRING(0, "svg", &o->svg, "FILE", "write the SVG heatmap"),
+		GOPT_STRING(0, "policies", &o->policies, "FILE",
+			    "also write the policies side by side (docs/policies.md)"),
 		GOPT_STRING(0, "learned", &o->learned, "FILE",
 			    "append FILE under \"What we learned\" (if it exists)"),
 		GOPT_GROUP("The flavour's results document, after its boot"),
@@ -124,6 +117,8 @@ static int parse_report_opts(int argc, char **argv, struct report_opts *o)
 			    "the boot's serial console (required)"),
 		GOPT_STRING(0, "reports", &o->c.reports, "FILE",
 			    "its kernel reports: qemu/scan-console.sh --reports (required)"),
+		GOPT_STRING(0, "src", &o->c.src, "TREE",
+			    "the flavour's source tree, for the lines of kernel reports (required)"),
 		GOPT_STRING(0, "matrix", &o->c.matrix, "FILE",
 			    "the guest's matrix document, if it wrote one"),
 		GOPT_STRING(0, "xcheck", &o->c.xcheck, "FILE",
@@ -201,78 +196,208 @@ static int read_learned(struct report *r)
 
 /* ---- Cells as text ---- */
 
-/* The measured outcome as a table symbol, without the mismatch mark. */
-static const char *symbol(const struct mcell *c)
+/*
+ * A cell as one character: its measured outcome, how it was refused, and
+ * whether it went as expected.  The legend (md_legend(), svg_legend())
+ * reads this table; the SVG colours come from it too.
+ */
+struct sym {
+	char c;
+	const char *meaning;
+	const char *fill, *ink;		/* SVG: the cell's colour, its letter's */
+};
+
+static const struct sym syms[] = {
+	{ 'P', "pinned: the page was taken",
+	  "#2e9e4f", "#ffffff" },
+	{ 'e', "refused with EFAULT by the kernel",
+	  "#d73027", "#ffffff" },
+	{ 'E', "refused with EFAULT, and the kernel WARNING the policy expects",
+	  "#d73027", "#ffffff" },
+	{ 'i', "refused with EINVAL by the kernel",
+	  "#4a6fa5", "#ffffff" },
+	{ 'I', "refused with EINVAL, and the kernel WARNING the policy expects",
+	  "#4a6fa5", "#ffffff" },
+	{ 'o', "refused with EOPNOTSUPP by the kernel",
+	  "#f28e2b", "#000000" },
+	{ 'O', "refused with EOPNOTSUPP, and the kernel WARNING the policy expects",
+	  "#f28e2b", "#000000" },
+	{ 'x', "refused with another errno (the flavour's FLAVOUR.json names it)",
+	  "#8c564b", "#ffffff" },
+	{ 'X', "refused with another errno, and the kernel WARNING the policy expects",
+	  "#8c564b", "#ffffff" },
+	{ 'd', "refused by gup_pin_test before GUP is called (the reason says why)",
+	  "#bcbd22", "#000000" },
+	{ '0', "no error, but no page pinned",
+	  "#9467bd", "#ffffff" },
+	{ '-', "not run: not applicable (the reason says why: it cannot be set up, or another cell stands for it)",
+	  "#e6e6e6", "#e6e6e6" },
+	{ '!', "not as the policy expected (outcome, errno, setup, unpin, THP, WARNING): see the flavour's mismatches",
+	  NULL, NULL },
+	{ '?', "not in the results",
+	  "#ffffff", "#ffffff" },
+};
+
+/* Does symbol @c stand for a refusal with the expected kernel WARNING? */
+static bool sym_warns(char c)
 {
+	return c >= 'A' && c <= 'Z' && c != 'P';
+}
+
+/*
+ * The measured outcome as a symbol.  @as_expected: the cell matched, so
+ * the expectation tells how it was refused (by the driver, with a WARNING).
+ */
+static char measured_sym(const struct mcell *c, bool as_expected)
+{
+	char s;
+
+	if (!c->present)
+		return '?';
 	switch (c->measured) {
 	case MATRIX_PINNED:
-		return "P";
+		return 'P';
 	case MATRIX_NONE_PINNED:
-		return "0";
-	case MATRIX_REFUSED:
-		if (!strcmp(c->meas_err, "EFAULT"))
-			return "F";
-		if (!strcmp(c->meas_err, "EINVAL"))
-			return "I";
-		return c->meas_err;
+		return '0';
+	case MATRIX_NOT_RUN:
+		return '-';
 	default:
-		return "\u00b7";
-	}
-}
-
-static void describe_measured(char *buf, size_t size, const struct mcell *c)
-{
-	switch (c->measured) {
-	case MATRIX_PINNED:
-		if (c->unpin_err[0])
-			snprintf(buf, size, "pinned, but the unpin failed: %s",
-				 c->unpin_err);
-		else
-			snprintf(buf, size, "pinned");
 		break;
-	case MATRIX_NONE_PINNED:
-		snprintf(buf, size, "none pinned (no error, no page)");
-		break;
-	case MATRIX_REFUSED:
-		snprintf(buf, size, "%s", c->meas_err);
-		break;
-	default:
-		if (c->meas_err[0])
-			snprintf(buf, size, "not run (setup failed: %s)", c->meas_err);
-		else
-			snprintf(buf, size, "not run");
 	}
+	if (as_expected && c->by_driver)
+		return 'd';
+	if (!strcmp(c->meas_err, "EFAULT"))
+		s = 'e';
+	else if (!strcmp(c->meas_err, "EINVAL"))
+		s = 'i';
+	else if (!strcmp(c->meas_err, "EOPNOTSUPP"))
+		s = 'o';
+	else
+		s = 'x';
+	return as_expected && c->report.kind ? s - 'a' + 'A' : s;
 }
 
-static const char *describe_expected(const struct mcell *c)
+/* The symbol a page shows: '!' for a cell not as expected. */
+static char cell_sym(const struct mcell *c)
 {
-	switch (c->expected) {
-	case MATRIX_PINNED:
-		return "pinned";
-	case MATRIX_REFUSED:
-		return c->exp_err;
-	case MATRIX_NONE_PINNED:
-		return "none pinned";
-	default:
-		return "not run (not applicable)";
+	if (c->present && !c->match)
+		return '!';
+	return measured_sym(c, true);
+}
+
+/*
+ * The grid of a page: a row per backing and state, a column per flag mix,
+ * in each a string of one symbol per method: the pin methods, a space,
+ * the get methods (each group in the uapi's order).
+ */
+#define NR_ROWS		(BACKING_COUNT * STATE_COUNT)
+#define CELL_STR_LEN	(GUP_PIN_METHOD_COUNT + 2)
+
+static unsigned int method_order[GUP_PIN_METHOD_COUNT];
+static unsigned int nr_pin_methods;
+
+static void init_method_order(void)
+{
+	unsigned int m, n = 0;
+
+	for (m = 0; m < GUP_PIN_METHOD_COUNT; m++)
+		if (method_is_pin(m))
+			method_order[n++] = m;
+	nr_pin_methods = n;
+	for (m = 0; m < GUP_PIN_METHOD_COUNT; m++)
+		if (!method_is_pin(m))
+			method_order[n++] = m;
+}
+
+/* The index of the cell at @row, flag mix @f and the @k-th method shown. */
+static unsigned int grid_cell(unsigned int row, unsigned int f, unsigned int k)
+{
+	struct cell c = {
+		.method = method_order[k],
+		.flags = matrix_flag_sets[f],
+		.backing = row / STATE_COUNT,
+		.state = row % STATE_COUNT,
+	};
+
+	return matrix_index(&c);
+}
+
+/* The symbols of row @row, flag mix @f, as a string of CELL_STR_LEN. */
+static char *cell_str(const struct mflavour *fl, unsigned int row,
+		      unsigned int f, char buf[CELL_STR_LEN])
+{
+	unsigned int k, n = 0;
+
+	for (k = 0; k < GUP_PIN_METHOD_COUNT; k++) {
+		if (k == nr_pin_methods && k)
+			buf[n++] = ' ';
+		buf[n++] = cell_sym(&fl->cells[grid_cell(row, f, k)]);
 	}
+	buf[n] = '\0';
+	return buf;
 }
 
-static unsigned int cell_at(unsigned int row, unsigned int col)
+/* "W", "WLF", "none": the flag mix's letters (md_legend() names them). */
+static const char *flags_label(unsigned int f)
 {
-	return row * NR_COLS + col;	/* see matrix_index() */
+	static char buf[MATRIX_NR_FLAGS][8];
+	static const struct { unsigned int bit; char c; } letters[] = {
+		{ GUP_PIN_FLAG_WRITE, 'W' }, { GUP_PIN_FLAG_LONGTERM, 'L' },
+		{ GUP_PIN_FLAG_FORCE, 'F' }, { GUP_PIN_FLAG_ALLOW_BROKEN, 'A' },
+	};
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(letters); i++)
+		if (matrix_flag_sets[f] & letters[i].bit)
+			buf[f][n++] = letters[i].c;
+	snprintf(buf[f] + n, sizeof(buf[f]) - n, "%s", n ? "" : "none");
+	return buf[f];
 }
 
-static void col_label(char *buf, size_t size, unsigned int col)
+static const char *row_backing(unsigned int row)
 {
-	snprintf(buf, size, "%s%s", method_short[col / MATRIX_NR_FLAGS],
-		 flags_short[col % MATRIX_NR_FLAGS]);
+	return backing_name(row / STATE_COUNT);
 }
 
-static void row_label(char *buf, size_t size, unsigned int row)
+static const char *row_state(unsigned int row)
 {
-	snprintf(buf, size, "%s %s", backing_name(row / STATE_COUNT),
-		 state_name(row % STATE_COUNT));
+	return state_name(row % STATE_COUNT);
+}
+
+/* Is every cell of @row not applicable (and as expected)? */
+static bool row_not_applicable(const struct mflavour *fl, unsigned int row)
+{
+	unsigned int f, k;
+
+	for (f = 0; f < MATRIX_NR_FLAGS; f++)
+		for (k = 0; k < GUP_PIN_METHOD_COUNT; k++)
+			if (cell_sym(&fl->cells[grid_cell(row, f, k)]) != '-')
+				return false;
+	return true;
+}
+
+/* The flavour the others are compared with: stock, or the first. */
+static const struct mflavour *reference(const struct report *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_fl; i++)
+		if (!strcmp(r->fl[i].name, "stock"))
+			return &r->fl[i];
+	return r->nr_fl ? &r->fl[0] : NULL;
+}
+
+/*
+ * Does cell @idx of @fl show another symbol than the reference's?  Cells
+ * either has no result for, or calls not applicable, are not compared: a
+ * policy that decides a cell by the method and flags alone runs it once.
+ */
+static bool differs(const struct mflavour *ref, const struct mflavour *fl,
+		    unsigned int idx)
+{
+	char a = cell_sym(&ref->cells[idx]), b = cell_sym(&fl->cells[idx]);
+
+	return fl != ref && a != b && a != '?' && b != '?' && a != '-' && b != '-';
 }
 
 /* ---- Markdown ---- */
@@ -369,8 +494,8 @@ static void md_header(const struct report *r, FILE *f)
 	md_source(r, f);
 
 	fprintf(f,
-"| flavour | policy | kernel | cells | run | not applicable | mismatches | gup_test disagrees | kernel reports | wall time |\n"
-"|---|---|---|--:|--:|--:|--:|--:|--:|--:|\n");
+"| flavour | policy | kernel | cells | run | not applicable | mismatches | gup_test disagrees | kernel reports expected | unexpected | wall time |\n"
+"|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
 	for (i = 0; i < r->nr_fl; i++) {
 		const struct mflavour *fl = &r->fl[i];
 
@@ -385,12 +510,16 @@ static void md_header(const struct report *r, FILE *f)
 			fputs("not run", f);
 		else
 			fprintf(f, "%d of %d", fl->xcheck_disagree, fl->xcheck_nr);
-		fprintf(f, " | %u | ", fl->nr_reports);
+		if (fl->verdict)
+			fprintf(f, " | %u | %u | ", fl->nr_reports - fl->nr_unexpected,
+				fl->nr_unexpected);
+		else
+			fputs(" | no console | no console | ", f);
 		md_seconds(f, fl->wall_matrix);
 		fputs(" |\n", f);
 	}
 	for (i = 0; i < r->nr_not_run; i++)
-		fprintf(f, "| `%s` | not run | | | | | | | | |\n", r->not_run[i].name);
+		fprintf(f, "| `%s` | not run | | | | | | | | | |\n", r->not_run[i].name);
 	fputc('\n', f);
 	for (i = 0; i < r->nr_not_run; i++) {
 		fprintf(f, "Not run: `%s`: ", r->not_run[i].name);
@@ -401,33 +530,57 @@ static void md_header(const struct report *r, FILE *f)
 
 static void md_legend(FILE *f)
 {
-	unsigned int m;
+	unsigned int k, i;
 
-	fprintf(f,
-"## Legend\n"
-"\n"
-"Rows: what backs the pinned page, and what user space did to it before\n"
-"the pin (untouched, read-faulted, write-faulted).  Columns: the GUP call,\n");
-	for (m = 0; m < GUP_PIN_METHOD_COUNT; m++)
-		fprintf(f, "`%s` %s(), ", method_short[m], gup_method_name(m));
-	fprintf(f,
-"with FOLL_WRITE (`W`), FOLL_LONGTERM (`L`), both (`LW`) or neither.\n"
-"\n"
-"| symbol | measured outcome |\n"
-"|---|---|\n"
-"| `P` | pinned: the page was taken |\n"
-"| `F` | refused with EFAULT |\n"
-"| `I` | refused with EINVAL |\n"
-"| an errno name | refused with that errno |\n"
-"| `0` | no error, but no page pinned |\n"
-"| `\u00b7` | not run: not applicable to this cell (or its setup failed: then with `!`) |\n"
-"| `!` after a symbol | the cell did not go as the policy expected (outcome, errno, setup or unpin) |\n"
-"| blank | not in the results |\n"
-"\n");
+	fputs("## Legend\n\n"
+	      "One table per flavour. Rows: what backs the pinned page, and what user\n"
+	      "space did to it before the pin. Columns: the flags, FOLL_WRITE (`W`),\n"
+	      "FOLL_LONGTERM (`L`), FOLL_FORCE (`F`), FOLL_ALLOW_BROKEN_FILE_MAPPING\n"
+	      "(`A`). In each, one symbol per GUP call, in this order: ", f);
+	for (k = 0; k < GUP_PIN_METHOD_COUNT; k++)
+		fprintf(f, "%s%s()", k ? (k == nr_pin_methods ? "; then " : ", ") : "",
+			gup_method_name(method_order[k]));
+	fputs(". So `PPPP ePPe` is pinned by every pin method, and refused\n"
+	      "with EFAULT by the first and last get method.\n\n"
+	      "| symbol | the cell |\n|---|---|\n", f);
+	for (i = 0; i < ARRAY_SIZE(syms); i++)
+		fprintf(f, "| `%c` | %s |\n", syms[i].c, syms[i].meaning);
+	fputs("\nA WARNING is expected only where the policy derives one from the\n"
+	      "kernel's code; it must appear on the console during that cell, at a\n"
+	      "line of the flavour's source that holds the WARN's text.\n\n", f);
 }
 
+/* The symbol counts of every flavour. */
+static void md_counts(const struct report *r, FILE *f)
+{
+	unsigned int i, s, idx, n;
+
+	fputs("## Counts\n\nCells per symbol (see the legend).\n\n| flavour |", f);
+	for (s = 0; s < ARRAY_SIZE(syms); s++)
+		fprintf(f, " `%c` |", syms[s].c);
+	fputs("\n|---|", f);
+	for (s = 0; s < ARRAY_SIZE(syms); s++)
+		fputs("--:|", f);
+	fputc('\n', f);
+	for (i = 0; i < r->nr_fl; i++) {
+		fprintf(f, "| `%s` |", r->fl[i].name);
+		for (s = 0; s < ARRAY_SIZE(syms); s++) {
+			for (n = idx = 0; idx < MATRIX_NR_CELLS; idx++)
+				n += cell_sym(&r->fl[i].cells[idx]) == syms[s].c;
+			fprintf(f, " %u |", n);
+		}
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+}
+
+/* The gup_test cross-check: its verdict, then what it could not express. */
 static void md_xcheck(const struct mflavour *fl, FILE *f)
 {
+	json_t *skipped = json_object_get(json_object_get(fl->doc, "xcheck"),
+					  "not_checked"), *j;
+	size_t i;
+
 	fputs("Cross-check with the kernel's own `gup_test`: ", f);
 	if (fl->xcheck_nr < 0)
 		fputs("not in the results.\n\n", f);
@@ -438,13 +591,42 @@ static void md_xcheck(const struct mflavour *fl, FILE *f)
 		fprintf(f,
 			"%d of the %d cells it can express disagree (the flavour's FLAVOUR.json lists them).\n\n",
 			fl->xcheck_disagree, fl->xcheck_nr);
+	json_array_foreach(skipped, i, j) {
+		fprintf(f, "%s%lld cells: ", i ? "- " : "Not cross-checked:\n\n- ",
+			(long long)json_integer_value(json_object_get(j, "cells")));
+		md_puts(f, json_string_value(json_object_get(j, "reason")));
+		fputc('\n', f);
+	}
+	if (json_array_size(skipped))
+		fputc('\n', f);
 }
 
-/* The kernel reports on the console, with the cell that was running. */
-static void md_reports(const struct mflavour *fl, FILE *f)
+/* Where report @rep came from: "during matrix cell 12 `...`". */
+static void md_report_when(const struct mreport *rep, FILE *f)
 {
 	char what[160];
-	unsigned int i;
+
+	if (rep->cell != MATRIX_MARK_NONE) {
+		fprintf(f, "during %s cell %d `", rep->step, rep->cell + 1);
+		md_puts(f, matrix_cell_str(rep->cell, what, sizeof(what)));
+		fputs("`", f);
+	} else if (rep->step) {
+		fputs("after ", f);
+		md_puts(f, rep->step);
+		fputs("'s last cell", f);
+	} else {
+		fputs("before the first cell", f);
+	}
+}
+
+/*
+ * The kernel reports on the console: each one no cell expected, in full;
+ * the expected ones counted per location.
+ */
+static void md_reports(const struct mflavour *fl, FILE *f)
+{
+	unsigned int i, j, n;
+	bool first = true;
 
 	if (!fl->verdict)		/* not a FLAVOUR.json: no console */
 		return;
@@ -452,28 +634,132 @@ static void md_reports(const struct mflavour *fl, FILE *f)
 		fputs("Kernel reports on the console: none.\n\n", f);
 		return;
 	}
-	fprintf(f, "Kernel reports on the console: %u, %u of them not expected:\n\n",
-		fl->nr_reports, fl->nr_unexpected);
+	fprintf(f, "Kernel reports on the console: %u expected, %u not expected.",
+		fl->nr_reports - fl->nr_unexpected, fl->nr_unexpected);
 	for (i = 0; i < fl->nr_reports; i++) {
 		const struct mreport *rep = &fl->reports[i];
 
-		fprintf(f, "- %s", rep->expected ? "expected" : "**not expected**");
-		fputs(" `", f);
+		if (!rep->expected)
+			continue;
+		for (j = 0; j < i; j++)
+			if (fl->reports[j].expected &&
+			    !strcmp(fl->reports[j].location ?: "", rep->location ?: ""))
+				break;
+		if (j < i)
+			continue;	/* counted with the first at its location */
+		for (n = 0, j = i; j < fl->nr_reports; j++)
+			n += fl->reports[j].expected &&
+			     !strcmp(fl->reports[j].location ?: "", rep->location ?: "");
+		fprintf(f, "%s%u `", first ? " Expected, each during the cell that expects it: " : ", ", n);
+		md_puts(f, rep->kind);
+		fputs("` at `", f);
+		md_puts(f, rep->location ?: "?");
+		fputc('`', f);
+		first = false;
+	}
+	fputs(first ? "\n\n" : ".\n\n", f);
+	for (i = 0; i < fl->nr_reports; i++) {
+		const struct mreport *rep = &fl->reports[i];
+
+		if (rep->expected)
+			continue;
+		fputs("- **not expected** `", f);
 		md_puts(f, rep->kind);
 		fputs("` ", f);
-		if (rep->cell != MATRIX_MARK_NONE) {
-			fprintf(f, "during %s cell %d `", rep->step, rep->cell + 1);
-			md_puts(f, matrix_cell_str(rep->cell, what, sizeof(what)));
-			fputs("`", f);
-		} else if (rep->step) {
-			fputs("after ", f);
-			md_puts(f, rep->step);
-			fputs("'s last cell", f);
-		} else {
-			fputs("before the first cell", f);
-		}
+		md_report_when(rep, f);
 		fputs(": ", f);
 		md_puts(f, rep->title);
+		if (rep->note) {
+			fputs(" (", f);
+			md_puts(f, rep->note);
+			fputc(')', f);
+		}
+		fputc('\n', f);
+	}
+	if (fl->nr_unexpected)
+		fputc('\n', f);
+}
+
+/* Rows every cell of which is not applicable: named, not drawn. */
+static void md_rows_not_applicable(const struct mflavour *fl, FILE *f)
+{
+	unsigned int row, other;
+	const char *reason;
+	bool sep;
+
+	for (row = 0; row < NR_ROWS; row++) {
+		if (!row_not_applicable(fl, row))
+			continue;
+		reason = fl->cells[grid_cell(row, 0, 0)].reason;
+		for (other = 0; other < row; other++)
+			if (row_not_applicable(fl, other) &&
+			    !strcmp(fl->cells[grid_cell(other, 0, 0)].reason, reason))
+				break;
+		if (other < row)
+			continue;	/* named with the first row of its reason */
+		fputs("Not shown, every cell not applicable: ", f);
+		for (sep = false, other = row; other < NR_ROWS; other++) {
+			if (!row_not_applicable(fl, other) ||
+			    strcmp(fl->cells[grid_cell(other, 0, 0)].reason, reason))
+				continue;
+			fprintf(f, "%s`%s %s`", sep ? ", " : "", row_backing(other),
+				row_state(other));
+			sep = true;
+		}
+		fputs(": ", f);
+		md_puts(f, reason);
+		fputs(".\n\n", f);
+	}
+}
+
+static void md_grid(const struct mflavour *fl, FILE *f)
+{
+	char s[CELL_STR_LEN];
+	unsigned int row, col;
+
+	fputs("| backing | state |", f);
+	for (col = 0; col < MATRIX_NR_FLAGS; col++)
+		fprintf(f, " %s |", flags_label(col));
+	fputs("\n|---|---|", f);
+	for (col = 0; col < MATRIX_NR_FLAGS; col++)
+		fputs(":-:|", f);
+	fputc('\n', f);
+	for (row = 0; row < NR_ROWS; row++) {
+		if (row_not_applicable(fl, row))
+			continue;
+		fprintf(f, "| %s | %s |", row_backing(row), row_state(row));
+		for (col = 0; col < MATRIX_NR_FLAGS; col++)
+			fprintf(f, " `%s` |", cell_str(fl, row, col, s));
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+	md_rows_not_applicable(fl, f);
+}
+
+static void md_mismatches(const struct mflavour *fl, FILE *f)
+{
+	char what[160], measured[96], expected[96];
+	unsigned int idx;
+
+	fprintf(f, "Mismatches: %u%s\n", fl->nr_mismatch, fl->nr_mismatch ? "" : ".");
+	if (fl->nr_mismatch)
+		fputc('\n', f);
+	for (idx = 0; idx < MATRIX_NR_CELLS; idx++) {
+		const struct mcell *c = &fl->cells[idx];
+
+		if (!c->present || c->match)
+			continue;
+		matrix_cell_str(idx, what, sizeof(what));
+		mcell_measured_str(measured, sizeof(measured), c);
+		mcell_expected_str(expected, sizeof(expected), c);
+		fprintf(f, "- %u `%s`: measured %s, expected %s: ", idx + 1, what,
+			measured, expected);
+		md_puts(f, c->reason);
+		if (c->note) {
+			fputs(" **", f);
+			md_puts(f, c->note);
+			fputs("**", f);
+		}
 		fputc('\n', f);
 	}
 	fputc('\n', f);
@@ -481,9 +767,6 @@ static void md_reports(const struct mflavour *fl, FILE *f)
 
 static void md_flavour(const struct mflavour *fl, FILE *f)
 {
-	char label[64], what[160], measured[96];
-	unsigned int row, col, idx;
-
 	fprintf(f, "## Flavour `%s`\n\nPolicy `", fl->name);
 	md_puts(f, fl->policy);
 	fputs("`, kernel `", f);
@@ -500,137 +783,99 @@ static void md_flavour(const struct mflavour *fl, FILE *f)
 		fputs(" from QEMU start to exit.", f);
 	}
 	fputs("\n\n", f);
-
-	fputs("| backing | state |", f);
-	for (col = 0; col < NR_COLS; col++) {
-		col_label(label, sizeof(label), col);
-		fprintf(f, " %s |", label);
-	}
-	fputs("\n|---|---|", f);
-	for (col = 0; col < NR_COLS; col++)
-		fputs(":-:|", f);
-	fputc('\n', f);
-	for (row = 0; row < NR_ROWS; row++) {
-		fprintf(f, "| %s | %s |", backing_name(row / STATE_COUNT),
-			state_name(row % STATE_COUNT));
-		for (col = 0; col < NR_COLS; col++) {
-			const struct mcell *c = &fl->cells[cell_at(row, col)];
-
-			if (!c->present) {
-				fputs(" |", f);
-				continue;
-			}
-			fprintf(f, " %s%s |", symbol(c), c->match ? "" : "!");
-		}
-		fputc('\n', f);
-	}
-
-	fprintf(f, "\nMismatches: %u%s\n", fl->nr_mismatch,
-		fl->nr_mismatch ? "" : ".");
-	if (fl->nr_mismatch)
-		fputc('\n', f);
-	for (idx = 0; idx < MATRIX_NR_CELLS; idx++) {
-		const struct mcell *c = &fl->cells[idx];
-
-		if (!c->present || c->match)
-			continue;
-		matrix_cell_str(idx, what, sizeof(what));
-		describe_measured(measured, sizeof(measured), c);
-		fprintf(f, "- `%s`: measured %s, expected %s: ", what, measured,
-			describe_expected(c));
-		md_puts(f, c->reason);
-		fputc('\n', f);
-	}
-	fputc('\n', f);
+	md_grid(fl, f);
+	md_mismatches(fl, f);
 	md_xcheck(fl, f);
 	md_reports(fl, f);
 }
 
-/* Do the flavours that ran cell @idx disagree on its measured outcome? */
-static bool cell_disagrees(const struct report *r, unsigned int idx)
+/* Has cell @idx of @fl the same change from @ref as cell @other? */
+static bool same_change(const struct mflavour *ref, const struct mflavour *fl,
+			unsigned int idx, unsigned int other)
 {
-	const char *first = NULL;
-	unsigned int i;
-
-	for (i = 0; i < r->nr_fl; i++) {
-		const struct mcell *c = &r->fl[i].cells[idx];
-
-		if (!c->present)
-			continue;
-		if (!first)
-			first = symbol(c);
-		else if (strcmp(first, symbol(c)))
-			return true;
-	}
-	return false;
+	return cell_sym(&ref->cells[idx]) == cell_sym(&ref->cells[other]) &&
+	       cell_sym(&fl->cells[idx]) == cell_sym(&fl->cells[other]) &&
+	       !strcmp(fl->cells[idx].reason, fl->cells[other].reason);
 }
 
-static void md_disagreements(const struct report *r, FILE *f)
+/* Why @fl differs from @ref: its cells grouped by change and reason. */
+static void md_why_differs(const struct mflavour *ref, const struct mflavour *fl,
+			   FILE *f)
 {
-	unsigned int i, idx, nr = 0;
-	char flags[64], measured[96];
-	struct cell cl;
-	bool sep;
+	unsigned int idx, other, n, nr = 0;
 
-	fputs("## Where flavours disagree\n\n", f);
+	for (idx = 0; idx < MATRIX_NR_CELLS; idx++)
+		nr += differs(ref, fl, idx);
+	fprintf(f, "### `%s`: %u cell%s differ%s from `%s`\n\n", fl->name, nr,
+		nr == 1 ? "" : "s", nr == 1 ? "s" : "", ref->name);
+	if (!nr)
+		return;
+	fprintf(f, "Grouped by the change and `%s`'s reason for its outcome:\n\n",
+		fl->name);
+	for (idx = 0; idx < MATRIX_NR_CELLS; idx++) {
+		if (!differs(ref, fl, idx))
+			continue;
+		for (other = 0; other < idx; other++)
+			if (differs(ref, fl, other) && same_change(ref, fl, idx, other))
+				break;
+		if (other < idx)
+			continue;	/* listed with the first cell of its group */
+		for (n = 0, other = idx; other < MATRIX_NR_CELLS; other++)
+			n += differs(ref, fl, other) && same_change(ref, fl, idx, other);
+		fprintf(f, "- `%c` \u2192 `%c`, %u cell%s: ", cell_sym(&ref->cells[idx]),
+			cell_sym(&fl->cells[idx]), n, n == 1 ? "" : "s");
+		md_puts(f, fl->cells[idx].reason);
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+}
+
+/*
+ * What reviewers read: every grid cell (row and flag mix) in which a
+ * flavour shows another symbol than the reference, then why.
+ */
+static void md_differences(const struct report *r, FILE *f)
+{
+	const struct mflavour *ref = reference(r);
+	char s[CELL_STR_LEN];
+	unsigned int i, row, col, k;
+	bool any;
+
+	fprintf(f, "## Where flavours differ from `%s`\n\n", ref ? ref->name : "?");
 	if (r->nr_fl < 2) {
 		fputs("Only one flavour in the results: nothing to compare.\n\n", f);
 		return;
 	}
-	for (idx = 0; idx < MATRIX_NR_CELLS; idx++)
-		nr += cell_disagrees(r, idx);
-	if (!nr) {
-		fputs("The flavours measured the same outcome in every cell they all ran.\n\n", f);
-		return;
-	}
-	fprintf(f, "The %u cell%s whose measured outcome differs between flavours (cells\n"
-		"a flavour has no result for are not compared), with what the policy\n"
-		"of each flavour that did not pin expected, and why.\n\n",
-		nr, nr == 1 ? "" : "s");
-	fputs("| method | flags | backing | state |", f);
+	fprintf(f,
+		"Every row and flag mix in which a flavour shows another symbol than `%s`,\n"
+		"the symbols as in the flavours' tables. Cells either flavour has no\n"
+		"result for (`?`) or does not run (`-`) are not compared.\n\n"
+		"| backing | state | flags |", ref->name);
 	for (i = 0; i < r->nr_fl; i++)
 		fprintf(f, " `%s` |", r->fl[i].name);
-	fputs(" where not pinned: expected, why |\n|---|---|---|---|", f);
+	fputs("\n|---|---|---|", f);
 	for (i = 0; i < r->nr_fl; i++)
 		fputs(":-:|", f);
-	fputs("---|\n", f);
-
-	for (idx = 0; idx < MATRIX_NR_CELLS; idx++) {
-		if (!cell_disagrees(r, idx))
-			continue;
-		matrix_cell(idx, &cl);
-		fprintf(f, "| %s | ", gup_method_name(cl.method));
-		/* WRITE|LONGTERM: the '|' would end the table cell. */
-		md_puts(f, gup_flags_str(cl.flags, flags, sizeof(flags)));
-		fprintf(f, " | %s | %s |", backing_name(cl.backing),
-			state_name(cl.state));
-		for (i = 0; i < r->nr_fl; i++) {
-			const struct mcell *c = &r->fl[i].cells[idx];
-
-			if (c->present)
-				fprintf(f, " %s%s |", symbol(c),
-					c->match ? "" : "!");
-			else
-				fputs(" |", f);
-		}
-		sep = false;
-		for (i = 0; i < r->nr_fl; i++) {
-			const struct mcell *c = &r->fl[i].cells[idx];
-
-			if (!c->present || c->measured == MATRIX_PINNED)
+	fputc('\n', f);
+	for (row = 0; row < NR_ROWS; row++) {
+		for (col = 0; col < MATRIX_NR_FLAGS; col++) {
+			any = false;
+			for (i = 0; i < r->nr_fl && !any; i++)
+				for (k = 0; k < GUP_PIN_METHOD_COUNT && !any; k++)
+					any = differs(ref, &r->fl[i], grid_cell(row, col, k));
+			if (!any)
 				continue;
-			fprintf(f, "%s`%s`: ", sep ? "<br>" : " ", r->fl[i].name);
-			if (!c->match) {
-				describe_measured(measured, sizeof(measured), c);
-				fprintf(f, "measured %s, ", measured);
-			}
-			fprintf(f, "expected %s: ", describe_expected(c));
-			md_puts(f, c->reason);
-			sep = true;
+			fprintf(f, "| %s | %s | %s |", row_backing(row), row_state(row),
+				flags_label(col));
+			for (i = 0; i < r->nr_fl; i++)
+				fprintf(f, " `%s` |", cell_str(&r->fl[i], row, col, s));
+			fputc('\n', f);
 		}
-		fputs(" |\n", f);
 	}
 	fputc('\n', f);
+	for (i = 0; i < r->nr_fl; i++)
+		if (&r->fl[i] != ref)
+			md_why_differs(ref, &r->fl[i], f);
 }
 
 static void write_md(const struct report *r, FILE *f)
@@ -639,9 +884,10 @@ static void write_md(const struct report *r, FILE *f)
 
 	md_header(r, f);
 	md_legend(f);
+	md_counts(r, f);
+	md_differences(r, f);
 	for (i = 0; i < r->nr_fl; i++)
 		md_flavour(&r->fl[i], f);
-	md_disagreements(r, f);
 	if (r->learned) {
 		fputs("## What we learned\n\n", f);
 		fwrite(r->learned, 1, r->learned_len, f);
@@ -652,61 +898,29 @@ static void write_md(const struct report *r, FILE *f)
 
 /* ---- SVG ---- */
 
+/*
+ * One panel per flavour, stacked: the grid of the markdown tables, each
+ * method a small square drawn by <use> of a symbol's definition; tooltips
+ * on the cells that differ from the reference flavour and on mismatches.
+ */
 #define SVG_MARGIN	20
-#define SVG_TITLE_LINE	16	/* a line under the title */
-#define SVG_PANEL_GAP	36
-#define SVG_PTITLE_H	38	/* panel title: two lines */
-#define SVG_COLLAB_H	48	/* rotated column labels */
-#define SVG_LABEL_W	172	/* row labels */
-#define SVG_CW		28
-#define SVG_CH		16
-#define SVG_GAPX	6	/* between methods */
-#define SVG_GAPY	5	/* between backings */
-#define SVG_GRID_W	(NR_COLS * SVG_CW + (GUP_PIN_METHOD_COUNT - 1) * SVG_GAPX)
+#define SVG_LINE	16	/* a line of text under the title */
+#define SVG_LABEL_W	190	/* row labels */
+#define SVG_CW		11	/* a method's square */
+#define SVG_CH		13
+#define SVG_PIN_GAP	3	/* between the pin and the get methods */
+#define SVG_GROUP_GAP	9	/* between flag mixes */
+#define SVG_GROUP_W	(GUP_PIN_METHOD_COUNT * SVG_CW + SVG_PIN_GAP)
+#define SVG_GAPY	4	/* between backings */
+#define SVG_PTITLE_H	36	/* panel title: two lines */
+#define SVG_COLLAB_H	16	/* flag mix labels */
+#define SVG_GRID_W	(MATRIX_NR_FLAGS * (SVG_GROUP_W + SVG_GROUP_GAP))
 #define SVG_GRID_H	(NR_ROWS * SVG_CH + (BACKING_COUNT - 1) * SVG_GAPY)
 #define SVG_PANEL_W	(SVG_LABEL_W + SVG_GRID_W)
 #define SVG_PANEL_H	(SVG_PTITLE_H + SVG_COLLAB_H + SVG_GRID_H)
-#define SVG_LEGEND_ITEM	150
-#define SVG_LEGEND_ROW	22
-
-enum svg_class {
-	SVG_PINNED, SVG_EFAULT, SVG_EINVAL, SVG_ERRNO, SVG_NONE_PINNED,
-	SVG_NOT_RUN, SVG_MISSING, SVG_CLASS_COUNT
-};
-
-static const struct {
-	const char *fill;
-	const char *ink;		/* text on it */
-	const char *label;		/* legend */
-} svg_classes[SVG_CLASS_COUNT] = {
-	[SVG_PINNED]	  = { "#2e9e4f", "#ffffff", "P pinned" },
-	[SVG_EFAULT]	  = { "#d73027", "#ffffff", "F EFAULT" },
-	[SVG_EINVAL]	  = { "#7f93b5", "#ffffff", "I EINVAL" },
-	[SVG_ERRNO]	  = { "#f28e2b", "#000000", "E other errno" },
-	[SVG_NONE_PINNED] = { "#9467bd", "#ffffff", "0 no error, no page" },
-	[SVG_NOT_RUN]	  = { "#e0e0e0", "#000000", "not run" },
-	[SVG_MISSING]	  = { "#ffffff", "#000000", "not in the results" },
-};
-
-static enum svg_class svg_class_of(const struct mcell *c)
-{
-	if (!c->present)
-		return SVG_MISSING;
-	switch (c->measured) {
-	case MATRIX_PINNED:
-		return SVG_PINNED;
-	case MATRIX_NONE_PINNED:
-		return SVG_NONE_PINNED;
-	case MATRIX_REFUSED:
-		if (!strcmp(c->meas_err, "EFAULT"))
-			return SVG_EFAULT;
-		if (!strcmp(c->meas_err, "EINVAL"))
-			return SVG_EINVAL;
-		return SVG_ERRNO;
-	default:
-		return SVG_NOT_RUN;
-	}
-}
+#define SVG_PANEL_GAP	28
+#define SVG_LEGEND_W	695
+#define SVG_LEGEND_ROW	18
 
 static void xml_puts(FILE *f, const char *s)
 {
@@ -734,153 +948,178 @@ static void xml_puts(FILE *f, const char *s)
 	}
 }
 
-/* A swatch: the cell rectangle of class @cls at (@x, @y). */
-static void svg_swatch(FILE *f, int x, int y, enum svg_class cls, bool mismatch)
+/* The id of symbol @c's definition: "s" and its hex code (ids are names). */
+static const char *svg_id(char c)
 {
-	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"",
-		x, y, SVG_CW - 2, SVG_CH - 2, svg_classes[cls].fill);
-	if (mismatch)
-		fputs(" stroke=\"#000000\" stroke-width=\"2.5\"", f);
-	else if (cls == SVG_MISSING)
-		fputs(" stroke=\"#bbbbbb\" stroke-dasharray=\"2,2\"", f);
+	static char id[8];
+
+	snprintf(id, sizeof(id), "s%02x", (unsigned char)c);
+	return id;
 }
 
-static void svg_cell(FILE *f, const struct mflavour *fl, unsigned int row,
-		     unsigned int col)
+/* A definition per symbol: its square, its letter, a WARNING's corner. */
+static void svg_defs(FILE *f)
 {
-	unsigned int idx = cell_at(row, col);
-	const struct mcell *c = &fl->cells[idx];
-	enum svg_class cls = svg_class_of(c);
-	bool mismatch = c->present && !c->match;
-	int x = SVG_LABEL_W + col * SVG_CW + col / MATRIX_NR_FLAGS * SVG_GAPX;
-	int y = SVG_PTITLE_H + SVG_COLLAB_H + row * SVG_CH + row / STATE_COUNT * SVG_GAPY;
-	char what[160], measured[96];
-	const char *sym = c->present ? symbol(c) : "";
+	unsigned int i;
 
-	matrix_cell_str(idx, what, sizeof(what));
-	fprintf(f, "<g class=\"cell%s\">", mismatch ? " mismatch" : "");
-	svg_swatch(f, x + 1, y + 1, cls, mismatch);
-	fputs("><title>", f);
-	xml_puts(f, fl->name);
-	fputs(": ", f);
-	xml_puts(f, what);
-	if (c->present) {
-		describe_measured(measured, sizeof(measured), c);
-		fputs(": measured ", f);
-		xml_puts(f, measured);
-		fputs(", expected ", f);
-		xml_puts(f, describe_expected(c));
-		fputs(": ", f);
-		xml_puts(f, c->reason);
-	} else {
-		fputs(": not in the results", f);
+	fputs("<defs>\n", f);
+	for (i = 0; i < ARRAY_SIZE(syms); i++) {
+		const struct sym *s = &syms[i];
+
+		if (!s->fill)
+			continue;		/* '!': an outline over the measured one */
+		fprintf(f, "<g id=\"%s\"><rect width=\"%d\" height=\"%d\" fill=\"%s\"%s/>",
+			svg_id(s->c), SVG_CW - 1, SVG_CH - 1, s->fill,
+			s->c == '?' ? " stroke=\"#bbbbbb\" stroke-width=\"0.5\"" : "");
+		if (s->c != '-' && s->c != '?')
+			fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"%s\" font-size=\"9\" text-anchor=\"middle\">%c</text>",
+				(SVG_CW - 1) / 2, SVG_CH - 4, s->ink, s->c);
+		if (sym_warns(s->c))
+			fprintf(f, "<path d=\"M%d 0h4v4z\" fill=\"#000000\"/>", SVG_CW - 5);
+		fputs("</g>\n", f);
 	}
-	fputs("</title></rect>", f);
-	if (cls == SVG_ERRNO)
-		sym = "E";
-	if (cls != SVG_NOT_RUN && cls != SVG_MISSING)
-		fprintf(f,
-			"<text x=\"%d\" y=\"%d\" fill=\"%s\" font-size=\"9\" text-anchor=\"middle\">%s</text>",
-			x + SVG_CW / 2, y + SVG_CH - 4, svg_classes[cls].ink, sym);
-	fputs("</g>\n", f);
+	fputs("</defs>\n", f);
 }
 
-static void svg_panel(FILE *f, const struct mflavour *fl, int px, int py)
+/* A tooltip: the cell, what was measured and expected, and why. */
+static void svg_title(FILE *f, const struct mflavour *fl, unsigned int idx)
 {
-	char label[96];
-	unsigned int row, col;
+	const struct mcell *c = &fl->cells[idx];
+	char what[160], measured[96], expected[96];
+
+	mcell_measured_str(measured, sizeof(measured), c);
+	mcell_expected_str(expected, sizeof(expected), c);
+	fprintf(f, "<title>%s %u: ", fl->name, idx + 1);
+	xml_puts(f, matrix_cell_str(idx, what, sizeof(what)));
+	fprintf(f, ": measured %s, expected %s: ", measured, expected);
+	xml_puts(f, c->reason);
+	if (c->note) {
+		fputs(" ", f);
+		xml_puts(f, c->note);
+	}
+	fputs("</title>", f);
+}
+
+static void svg_cell(FILE *f, const struct mflavour *ref, const struct mflavour *fl,
+		     unsigned int row, unsigned int col, unsigned int k)
+{
+	unsigned int idx = grid_cell(row, col, k);
+	const struct mcell *c = &fl->cells[idx];
+	int x = SVG_LABEL_W + col * (SVG_GROUP_W + SVG_GROUP_GAP) + k * SVG_CW +
+		(k >= nr_pin_methods ? SVG_PIN_GAP : 0);
+	int y = SVG_PTITLE_H + SVG_COLLAB_H + row * SVG_CH + row / STATE_COUNT * SVG_GAPY;
+	bool mismatch = c->present && !c->match;
+
+	fprintf(f, "<use xlink:href=\"#%s\" x=\"%d\" y=\"%d\"",
+		svg_id(measured_sym(c, !mismatch)), x, y);
+	if (mismatch || differs(ref, fl, idx)) {
+		fputc('>', f);
+		svg_title(f, fl, idx);
+		fputs("</use>", f);
+	} else {
+		fputs("/>", f);
+	}
+	if (mismatch) {
+		fprintf(f, "<rect class=\"mismatch\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#000000\" stroke-width=\"2\">",
+			x, y, SVG_CW - 1, SVG_CH - 1);
+		svg_title(f, fl, idx);
+		fputs("</rect>", f);
+	}
+	fputc('\n', f);
+}
+
+static void svg_panel(FILE *f, const struct mflavour *ref, const struct mflavour *fl,
+		      int px, int py)
+{
+	unsigned int row, col, k;
 	int x, y;
 
 	fprintf(f, "<g class=\"panel\" id=\"panel-%s\" transform=\"translate(%d,%d)\">\n",
 		fl->name, px, py);
-	fprintf(f, "<text x=\"%d\" y=\"14\" font-size=\"13\" font-weight=\"bold\">",
-		SVG_LABEL_W);
+	fprintf(f, "<text x=\"0\" y=\"14\" font-size=\"13\" font-weight=\"bold\">");
 	xml_puts(f, fl->name);
 	fputs(" (policy ", f);
 	xml_puts(f, fl->policy);
-	fputs(")</text>\n", f);
-	fprintf(f, "<text x=\"%d\" y=\"30\" font-size=\"10\">kernel ", SVG_LABEL_W);
+	fputs(")</text>\n<text x=\"0\" y=\"30\" font-size=\"10\">kernel ", f);
 	xml_puts(f, fl->kernel ?: "?");
 	if (fl->wall_matrix >= 0)
-		fprintf(f, ", %.1f s", fl->wall_matrix);
-	fprintf(f, ", %u run, %u mismatch%s, %u kernel report%s</text>\n",
-		fl->nr_run, fl->nr_mismatch, fl->nr_mismatch == 1 ? "" : "es",
-		fl->nr_reports, fl->nr_reports == 1 ? "" : "s");
+		fprintf(f, ", matrix %.1f s", fl->wall_matrix);
+	fprintf(f, ", %u of %u cells, %u run, %u mismatch%s", fl->nr_present,
+		MATRIX_NR_CELLS, fl->nr_run, fl->nr_mismatch,
+		fl->nr_mismatch == 1 ? "" : "es");
+	if (fl->verdict)
+		fprintf(f, ", kernel reports: %u expected, %u unexpected",
+			fl->nr_reports - fl->nr_unexpected, fl->nr_unexpected);
+	fputs("</text>\n", f);
 
-	for (col = 0; col < NR_COLS; col++) {
-		x = SVG_LABEL_W + col * SVG_CW + col / MATRIX_NR_FLAGS * SVG_GAPX +
-		    SVG_CW / 2 + 3;
-		y = SVG_PTITLE_H + SVG_COLLAB_H - 4;
-		col_label(label, sizeof(label), col);
-		fprintf(f,
-			"<text x=\"%d\" y=\"%d\" font-size=\"10\" transform=\"rotate(-90 %d %d)\">%s</text>\n",
-			x, y, x, y, label);
+	for (col = 0; col < MATRIX_NR_FLAGS; col++) {
+		x = SVG_LABEL_W + col * (SVG_GROUP_W + SVG_GROUP_GAP) + SVG_GROUP_W / 2;
+		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\">%s</text>\n",
+			x, SVG_PTITLE_H + SVG_COLLAB_H - 4, flags_label(col));
 	}
 	for (row = 0; row < NR_ROWS; row++) {
 		y = SVG_PTITLE_H + SVG_COLLAB_H + row * SVG_CH +
-		    row / STATE_COUNT * SVG_GAPY + SVG_CH - 4;
-		row_label(label, sizeof(label), row);
-		fprintf(f,
-			"<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">%s</text>\n",
-			SVG_LABEL_W - 6, y, label);
+		    row / STATE_COUNT * SVG_GAPY + SVG_CH - 3;
+		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">%s %s</text>\n",
+			SVG_LABEL_W - 6, y, row_backing(row), row_state(row));
 	}
 	for (row = 0; row < NR_ROWS; row++)
-		for (col = 0; col < NR_COLS; col++)
-			svg_cell(f, fl, row, col);
+		for (col = 0; col < MATRIX_NR_FLAGS; col++)
+			for (k = 0; k < GUP_PIN_METHOD_COUNT; k++)
+				svg_cell(f, ref, fl, row, col, k);
 	fputs("</g>\n", f);
 }
 
-static void svg_legend(FILE *f, int x0, int y0, int width)
+/* The legend: a swatch per symbol; the mismatch outline. */
+static int svg_legend(FILE *f, int x0, int y0, int width)
 {
-	int per_row = width / SVG_LEGEND_ITEM, i, x, y;
+	int per_row = width / SVG_LEGEND_W, i, x, y, n = 0;
 
 	if (per_row < 1)
 		per_row = 1;
 	fprintf(f, "<g class=\"legend\" transform=\"translate(%d,%d)\">\n", x0, y0);
-	for (i = 0; i <= SVG_CLASS_COUNT; i++) {
-		x = i % per_row * SVG_LEGEND_ITEM;
-		y = i / per_row * SVG_LEGEND_ROW;
-		if (i < SVG_CLASS_COUNT)
-			svg_swatch(f, x, y, i, false);
+	for (i = 0; i < (int)ARRAY_SIZE(syms); i++, n++) {
+		x = n % per_row * SVG_LEGEND_W;
+		y = n / per_row * SVG_LEGEND_ROW;
+		if (syms[i].fill)
+			fprintf(f, "<use xlink:href=\"#%s\" x=\"%d\" y=\"%d\"/>",
+				svg_id(syms[i].c), x, y);
 		else
-			svg_swatch(f, x, y, SVG_NOT_RUN, true);
-		fputs("/>", f);
-		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\">%s</text>\n",
-			x + SVG_CW + 4, y + SVG_CH - 5,
-			i < SVG_CLASS_COUNT ? svg_classes[i].label :
-			"outline: not as expected");
+			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#000000\" stroke-width=\"2\"/>",
+				x, y, SVG_CW - 1, SVG_CH - 1);
+		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\">%s%s</text>\n",
+			x + SVG_CW + 5, y + SVG_CH - 3,
+			syms[i].fill ? "" : "outline: ", syms[i].meaning);
 	}
 	fputs("</g>\n", f);
+	return (n + per_row - 1) / per_row * SVG_LEGEND_ROW;
 }
 
 static void write_svg(const struct report *r, FILE *f)
 {
-	unsigned int i, n = r->nr_fl;
-	int width = 2 * SVG_MARGIN + n * SVG_PANEL_W + (n - 1) * SVG_PANEL_GAP;
-	int legend_w, legend_rows, height, title_h, y;
-
-	if (width < 2 * SVG_MARGIN + 5 * SVG_LEGEND_ITEM)
-		width = 2 * SVG_MARGIN + 5 * SVG_LEGEND_ITEM;
-	legend_w = width - 2 * SVG_MARGIN;
-	legend_rows = (SVG_CLASS_COUNT + 1 + legend_w / SVG_LEGEND_ITEM - 1) /
-		      (legend_w / SVG_LEGEND_ITEM);
-	/* The title, then lines: the source, the axes (two), flavours not run. */
-	title_h = 24 + SVG_TITLE_LINE * (3 + !!r->nr_not_run) + 10;
-	height = SVG_MARGIN + title_h + SVG_PANEL_H + 24 +
-		 legend_rows * SVG_LEGEND_ROW + SVG_MARGIN;
+	const struct mflavour *ref = reference(r);
+	int width = 2 * SVG_MARGIN + SVG_PANEL_W;
+	int legend_rows = (ARRAY_SIZE(syms) + (width - 2 * SVG_MARGIN) / SVG_LEGEND_W - 1) /
+			  ((width - 2 * SVG_MARGIN) / SVG_LEGEND_W);
+	int title_h = 24 + SVG_LINE * (4 + !!r->nr_not_run) + 10;
+	int legend_h = legend_rows * SVG_LEGEND_ROW + 10;
+	int height = SVG_MARGIN + title_h + legend_h +
+		     r->nr_fl * (SVG_PANEL_H + SVG_PANEL_GAP) + SVG_MARGIN;
+	unsigned int i, k;
+	int y;
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
 		width, height, width, height);
 	fputs("<title>The GUP matrix, measured</title>\n", f);
+	svg_defs(f);
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
 		width, height);
 	y = SVG_MARGIN + 14;
 	fprintf(f,
 		"<text x=\"%d\" y=\"%d\" font-size=\"16\" font-weight=\"bold\">The GUP matrix, measured: what pin_user_pages() &amp; friends took</text>\n",
 		SVG_MARGIN, y);
-	y += 4;
-	y += SVG_TITLE_LINE;
+	y += 4 + SVG_LINE;
 	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">results: ", SVG_MARGIN, y);
 	if (r->dir) {
 		xml_puts(f, r->dir);
@@ -895,26 +1134,31 @@ static void write_svg(const struct report *r, FILE *f)
 		}
 	}
 	fputs("</text>\n", f);
-	y += SVG_TITLE_LINE;
+	y += SVG_LINE;
 	fprintf(f,
-		"<text x=\"%d\" y=\"%d\" font-size=\"11\">rows: the page's backing, then what user space did to it before the pin</text>\n",
+		"<text x=\"%d\" y=\"%d\" font-size=\"11\">rows: the page's backing, then what user space did to it before the pin; columns: the flags, W FOLL_WRITE, L FOLL_LONGTERM, F FOLL_FORCE, A FOLL_ALLOW_BROKEN_FILE_MAPPING</text>\n",
 		SVG_MARGIN, y);
-	y += SVG_TITLE_LINE;
-	fprintf(f,
-		"<text x=\"%d\" y=\"%d\" font-size=\"11\">columns: pin/pinF = pin_user_pages(_fast), get/getF = get_user_pages(_fast); W FOLL_WRITE, L FOLL_LONGTERM</text>\n",
+	y += SVG_LINE;
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">in each column, one square per call: ",
 		SVG_MARGIN, y);
+	for (k = 0; k < GUP_PIN_METHOD_COUNT; k++)
+		fprintf(f, "%s%s", k ? (k == nr_pin_methods ? "; " : ", ") : "",
+			gup_method_name(method_order[k]));
+	fputs("</text>\n", f);
+	y += SVG_LINE;
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">tooltips on mismatches and on the cells that differ from %s; docs/matrix.md has every reason</text>\n",
+		SVG_MARGIN, y, ref ? ref->name : "?");
 	if (r->nr_not_run) {
-		y += SVG_TITLE_LINE;
+		y += SVG_LINE;
 		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">not run:", SVG_MARGIN, y);
 		for (i = 0; i < r->nr_not_run; i++)
 			fprintf(f, "%s %s", i ? "," : "", r->not_run[i].name);
 		fputs("</text>\n", f);
 	}
-	for (i = 0; i < n; i++)
-		svg_panel(f, &r->fl[i], SVG_MARGIN + i * (SVG_PANEL_W + SVG_PANEL_GAP),
-			  SVG_MARGIN + title_h);
-	svg_legend(f, SVG_MARGIN, SVG_MARGIN + title_h + SVG_PANEL_H + 24,
-		   legend_w);
+	svg_legend(f, SVG_MARGIN, SVG_MARGIN + title_h, width - 2 * SVG_MARGIN);
+	for (i = 0; i < r->nr_fl; i++)
+		svg_panel(f, ref, &r->fl[i], SVG_MARGIN,
+			  SVG_MARGIN + title_h + legend_h + i * (SVG_PANEL_H + SVG_PANEL_GAP));
 	fputs("</svg>\n", f);
 }
 
@@ -942,6 +1186,17 @@ static int write_file(const char *what, const char *path,
 		return GUPCTL_EXIT_USAGE;
 	}
 	return 0;
+}
+
+/* docs/policies.md (report_policies.c) from the flavours of the run. */
+static void write_policies(const struct report *r, FILE *f)
+{
+	const struct mflavour *fl[16];
+	unsigned int i, n = 0;
+
+	for (i = 0; i < r->nr_fl && n < ARRAY_SIZE(fl); i++)
+		fl[n++] = &r->fl[i];
+	write_policies_md(fl, n, r->dir ?: "the FLAVOUR.json files given", f);
 }
 
 /* Load FLAVOUR.json @path as the next flavour. */
@@ -1049,6 +1304,7 @@ int cmd_report(int argc, char **argv)
 	int ret;
 
 	memset(&r, 0, sizeof(r));
+	init_method_order();
 	ret = parse_report_opts(argc, argv, &r.o);
 	if (ret)
 		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
@@ -1058,7 +1314,8 @@ int cmd_report(int argc, char **argv)
 	ret = load_inputs(&r) ?:
 	      read_learned(&r) ?:
 	      write_file("md", r.o.md, write_md, &r) ?:
-	      write_file("svg", r.o.svg, write_svg, &r);
+	      write_file("svg", r.o.svg, write_svg, &r) ?:
+	      (r.o.policies ? write_file("policies", r.o.policies, write_policies, &r) : 0);
 	if (ret)
 		goto out;
 
@@ -1068,9 +1325,9 @@ int cmd_report(int argc, char **argv)
 		failed += matrix_flavour_failed(fl);
 		printf("%s: %u cells, %u run, %u not applicable, ", fl->name,
 		       fl->nr_present, fl->nr_run, fl->nr_not_applicable);
-		printf("%u mismatch%s, %u kernel report%s\n", fl->nr_mismatch,
-		       fl->nr_mismatch == 1 ? "" : "es", fl->nr_reports,
-		       fl->nr_reports == 1 ? "" : "s");
+		printf("%u mismatch%s, kernel reports: %u expected, %u unexpected\n",
+		       fl->nr_mismatch, fl->nr_mismatch == 1 ? "" : "es",
+		       fl->nr_reports - fl->nr_unexpected, fl->nr_unexpected);
 	}
 	for (i = 0; i < r.nr_not_run; i++)
 		printf("%s: not run: %s\n", r.not_run[i].name,

@@ -31,6 +31,13 @@ int gupdev_open(struct gupdev *dev)
 	if (dev->fd < 0)
 		return -errno;
 	ret = xioctl(dev, GUP_PIN_IOC_VERSION, &dev->ver);
+	/*
+	 * A module of ABI 1 answers VERSION only with its 16-byte structure
+	 * (the first fields of ours); ask that way to learn its abi_version.
+	 */
+	if (ret == -ENOTTY)
+		ret = xioctl(dev, _IOR(GUP_PIN_IOC_TYPE, GUP_PIN_IOC_VERSION_NR,
+				       __u32[4]), &dev->ver);
 	if (!ret && dev->ver.abi_version != GUP_PIN_TEST_ABI_VERSION)
 		ret = -EPROTO;
 	if (ret)
@@ -208,6 +215,10 @@ const char *gup_method_name(unsigned int method)
 		[GUP_PIN_METHOD_PIN_FAST]	= "pin_user_pages_fast",
 		[GUP_PIN_METHOD_GET]		= "get_user_pages",
 		[GUP_PIN_METHOD_GET_FAST]	= "get_user_pages_fast",
+		[GUP_PIN_METHOD_PIN_REMOTE]	= "pin_user_pages_remote",
+		[GUP_PIN_METHOD_GET_REMOTE]	= "get_user_pages_remote",
+		[GUP_PIN_METHOD_PIN_UNLOCKED]	= "pin_user_pages_unlocked",
+		[GUP_PIN_METHOD_GET_UNLOCKED]	= "get_user_pages_unlocked",
 	};
 
 	return method < ARRAY_SIZE(names) ? names[method] : NULL;
@@ -258,6 +269,7 @@ char *gup_flags_str(unsigned int flags, char *buf, size_t size)
 		{ GUP_PIN_FLAG_WRITE, "WRITE" },
 		{ GUP_PIN_FLAG_LONGTERM, "LONGTERM" },
 		{ GUP_PIN_FLAG_FORCE, "FORCE" },
+		{ GUP_PIN_FLAG_ALLOW_BROKEN, "ALLOW_BROKEN" },
 	};
 
 	return bits_str(flags, t, ARRAY_SIZE(t), "|", "none", buf, size);
@@ -272,6 +284,7 @@ char *gup_page_state_str(unsigned int state, char *buf, size_t size)
 		{ GUP_PAGE_MAYBE_DMA_PINNED, "dma-pinned" },
 		{ GUP_PAGE_UPTODATE, "uptodate" },
 		{ GUP_PAGE_LRU, "lru" },
+		{ GUP_PAGE_PRIVATE, "private" },
 	};
 
 	return bits_str(state, t, ARRAY_SIZE(t), ",", "-", buf, size);

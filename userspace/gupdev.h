@@ -24,8 +24,9 @@ struct gupdev {
  * gupctl was built with.  Errors: -ENOENT the device node is absent (module
  * not loaded); -ENOTTY the node does not answer GUP_PIN_IOC_VERSION (not
  * this driver); -EPROTO the module speaks another ABI version
- * (dev->ver.abi_version says which); any open() errno.  On error the
- * device is left closed.
+ * (dev->ver.abi_version says which, ABI 1 included); any open() errno
+ * (EACCES, or EPERM without CAP_SYS_ADMIN).  On error the device is left
+ * closed.
  */
 int gupdev_open(struct gupdev *dev);
 void gupdev_close(struct gupdev *dev);

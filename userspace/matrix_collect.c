@@ -124,18 +124,126 @@ static const struct marker *marker_before(const struct markers *ms,
 }
 
 /*
- * The kernel reports qemu/scan-console.sh --reports listed, each with the
- * step and cell of the marker before it.  The matrix expects no report at
- * all: every one is unexpected and fails the flavour.
+ * Does line @lineno of @file in the source tree @src hold @text?  If not,
+ * @why says what the line reads (or why it could not be read).
  */
-static int attribute_reports(const char *path, const struct markers *ms,
-			     json_t **out)
+static bool src_line_holds(const char *src, const char *file, unsigned long lineno,
+			   const char *text, char *why, size_t size)
+{
+	unsigned long n = 0;
+	char *path, *buf = NULL;
+	bool found = false;
+	size_t cap = 0;
+	ssize_t len;
+	FILE *f;
+
+	if (asprintf(&path, "%s/%s", src, file) < 0) {
+		snprintf(why, size, "out of memory (ENOMEM)");
+		return false;
+	}
+	f = fopen(path, "re");
+	if (!f) {
+		snprintf(why, size, "cannot read %.300s: %s", path, errno_name(errno));
+		free(path);
+		return false;
+	}
+	while ((len = getline(&buf, &cap, f)) >= 0 && ++n < lineno)
+		;
+	if (n == lineno && len >= 0) {
+		buf[strcspn(buf, "\r\n")] = '\0';
+		found = strstr(buf, text);
+		snprintf(why, size, "the line reads '%.100s'", buf + strspn(buf, " \t"));
+	} else {
+		snprintf(why, size, "%.300s has %lu lines", path, n);
+	}
+	free(buf);
+	free(path);
+	fclose(f);
+	return found;
+}
+
+/*
+ * Is report @k, during the matrix's cell @mc (@idx), the report the cell
+ * expects: its kind, at a location in the expected file whose line in the
+ * flavour's tree holds the expected text?  @why says why or why not.
+ */
+static bool report_expected(const struct collect_opts *o, const struct kreport *k,
+			    unsigned int idx, const struct mcell *mc,
+			    char *why, size_t size)
+{
+	const struct report_exp *e = &mc->report;
+	const char *colon = k->location ? strrchr(k->location, ':') : NULL;
+	char file[256], what[512];
+	unsigned long line;
+	char *end;
+
+	if (!e->kind) {
+		snprintf(why, size, "cell %u expects no kernel report", idx + 1);
+		return false;
+	}
+	if (strcmp(k->kind, e->kind)) {
+		snprintf(why, size, "cell %u expects a %s, not a %s", idx + 1,
+			 e->kind, k->kind);
+		return false;
+	}
+	if (!colon) {
+		snprintf(why, size, "no file:line in its title; cell %u expects one in %s",
+			 idx + 1, e->file);
+		return false;
+	}
+	snprintf(file, sizeof(file), "%.*s", (int)(colon - k->location), k->location);
+	line = strtoul(colon + 1, &end, 10);
+	if (strcmp(file, e->file) || *end || !line) {
+		snprintf(why, size, "at %s; cell %u expects it in %s", k->location,
+			 idx + 1, e->file);
+		return false;
+	}
+	if (!src_line_holds(o->src, file, line, e->text, what, sizeof(what))) {
+		snprintf(why, size,
+			 "cell %u expects a line holding '%.200s'; %.100s of the flavour's tree does not: %s",
+			 idx + 1, e->text, k->location, what);
+		return false;
+	}
+	snprintf(why, size, "cell %u expects it: %.100s holds '%.200s'", idx + 1,
+		 k->location, e->text);
+	return true;
+}
+
+/*
+ * Why report @k, after marker @m (NULL: before the first), is not
+ * attributed to a matrix cell: NULL if it is.
+ */
+static const char *no_cell(const struct marker *m, const struct mflavour *fl)
+{
+	if (!m)
+		return "before the first marker: no cell was running";
+	if (m->index == MATRIX_MARK_NONE)
+		return "after a step's last cell";
+	if (strcmp(m->step, "matrix"))
+		return "during a step that expects no kernel report";
+	if (!fl->doc || !fl->cells[m->index].present)
+		return "its cell is not in the matrix document: no expectation";
+	return NULL;
+}
+
+/*
+ * The kernel reports qemu/scan-console.sh --reports listed, each with the
+ * step and cell of the marker before it.  A report is expected when the
+ * matrix's cell (@fl: the guest's document, NULL if none came back)
+ * expects it (report_expected()); any other fails the flavour.  @seen[idx]
+ * is set for each cell that got its expected report.
+ */
+static int attribute_reports(const struct collect_opts *o, const struct markers *ms,
+			     const struct mflavour *fl, bool *seen, json_t **out)
 {
 	const struct marker *m;
 	struct kreports k;
 	json_t *a, *cell;
+	const char *why;
+	char buf[1024];
+	bool expected;
 	size_t i;
-	int ret = kreports_load(path, "report", &k);
+	int ret = kreports_load(o->reports, "report", &k);
 
 	if (ret)
 		return ret;
@@ -144,17 +252,52 @@ static int attribute_reports(const char *path, const struct markers *ms,
 		m = marker_before(ms, k.r[i].line);
 		cell = m && m->index != MATRIX_MARK_NONE ?
 		       json_integer(m->index + 1) : json_null();
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s?, s:i, s:s?, s:o, s:b}",
+		why = no_cell(m, fl);
+		expected = !why && report_expected(o, &k.r[i], m->index,
+						   &fl->cells[m->index], buf, sizeof(buf));
+		if (expected)
+			seen[m->index] = true;
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s?, s:i, s:s?, s:o, s:b, s:s}",
 						   "kind", k.r[i].kind, "title", k.r[i].title,
 						   "location", k.r[i].location,
 						   "console_line", k.r[i].line,
 						   "step", m ? m->step : NULL,
 						   "cell", cell,
-						   "expected", false));
+						   "expected", expected,
+						   "note", why ?: buf));
 	}
 	kreports_free(&k);
 	*out = a;
 	return 0;
+}
+
+/*
+ * A cell that expects a kernel report and ran, but got none attributed,
+ * did not go as expected: in the document's @cells, its match turns false
+ * with a note.
+ */
+static void mark_missing_reports(json_t *cells, const struct mflavour *fl,
+				 const bool *seen)
+{
+	const struct mcell *mc;
+	json_int_t idx;
+	char note[512];
+	json_t *j;
+	size_t i;
+
+	json_array_foreach(cells, i, j) {
+		idx = json_integer_value(json_object_get(j, "index")) - 1;
+		if (idx < 0 || idx >= MATRIX_NR_CELLS)
+			continue;	/* matrix_json_parse() checked them */
+		mc = &fl->cells[idx];
+		if (!mc->report.kind || seen[idx] || mc->measured == MATRIX_NOT_RUN)
+			continue;
+		snprintf(note, sizeof(note),
+			 "the expected %s (%s, a line holding '%s') was not seen on the console during this cell",
+			 mc->report.kind, mc->report.file, mc->report.text);
+		json_object_set_new(j, "match", json_false());
+		json_object_set_new(j, "note", json_string(note));
+	}
 }
 
 /* The guest's --matrix document, checked, of the flavour and policy. */
@@ -208,34 +351,128 @@ static json_t *wall_json(const struct collect_opts *o, const struct mflavour *m,
 	return w;
 }
 
+#define COLLECT_MAX_PROBLEMS	5
+
+/* One line of print_problems(): only the first few are printed. */
+static void problem(unsigned int *n, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void problem(unsigned int *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if ((*n)++ >= COLLECT_MAX_PROBLEMS)
+		return;
+	fputs("  ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/*
+ * What failed the flavour, a line each, the first few: cells not as
+ * expected, kernel reports no cell expects, gup_test's disagreements.
+ */
+static void print_problems(const struct collect_opts *o, const struct mflavour *fl)
+{
+	char what[160], measured[96], expected[96];
+	json_t *x = json_object_get(json_object_get(fl->doc, "xcheck"), "cells"), *j;
+	unsigned int idx, n = 0;
+	size_t i;
+
+	for (idx = 0; idx < MATRIX_NR_CELLS; idx++) {
+		const struct mcell *c = &fl->cells[idx];
+
+		if (!c->present || c->match)
+			continue;
+		mcell_measured_str(measured, sizeof(measured), c);
+		mcell_expected_str(expected, sizeof(expected), c);
+		problem(&n, "cell %u %s: measured %s, expected %s%s%s", idx + 1,
+			matrix_cell_str(idx, what, sizeof(what)), measured, expected,
+			c->note ? ": " : "", c->note ?: "");
+	}
+	for (i = 0; i < fl->nr_reports; i++) {
+		const struct mreport *r = &fl->reports[i];
+
+		if (r->expected)
+			continue;
+		if (r->cell != MATRIX_MARK_NONE)
+			snprintf(what, sizeof(what), " during %s cell %d", r->step, r->cell + 1);
+		else
+			what[0] = '\0';
+		problem(&n, "unexpected %s%s: %s (%s)", r->kind, what, r->title,
+			r->note ?: "");
+	}
+	json_array_foreach(x, i, j)
+		if (!json_is_true(json_object_get(j, "agree")))
+			problem(&n, "gup_test disagrees on cell %lld: gup_test %s, expected %s, our driver %s",
+				(long long)json_integer_value(json_object_get(j, "index")),
+				json_string_value(json_object_get(j, "gup_test")) ?: "error",
+				json_string_value(json_object_get(j, "expected")) ?: "?",
+				json_string_value(json_object_get(j, "matrix")) ?: "-");
+	if (fl->nr_present != MATRIX_NR_CELLS)
+		problem(&n, "%u of %u cells missing", MATRIX_NR_CELLS - fl->nr_present,
+			MATRIX_NR_CELLS);
+	if (n > COLLECT_MAX_PROBLEMS)
+		printf("  ... %u more in %s\n", n - COLLECT_MAX_PROBLEMS, o->out);
+}
+
+/* The line --collect prints, and what failed. */
+static void print_summary(const struct collect_opts *o, const struct mflavour *fl)
+{
+	printf("%s: %u of %u cells, %u mismatch%s, ", fl->name, fl->nr_present,
+	       MATRIX_NR_CELLS, fl->nr_mismatch, fl->nr_mismatch == 1 ? "" : "es");
+	if (fl->xcheck_nr < 0)
+		printf("no gup_test cross-check, ");
+	else
+		printf("gup_test: %d checked, %d disagree, ", fl->xcheck_nr,
+		       fl->xcheck_disagree);
+	printf("kernel reports: %u expected, %u unexpected, kernel verdict %s, ",
+	       fl->nr_reports - fl->nr_unexpected, fl->nr_unexpected, o->verdict);
+	if (fl->wall_matrix >= 0)
+		printf("matrix %.1f s, ", fl->wall_matrix);
+	printf("boot %.1f s: %s\n", o->boot_seconds,
+	       matrix_flavour_failed(fl) ? "FAILED" : "passed");
+	if (matrix_flavour_failed(fl))
+		print_problems(o, fl);
+}
+
 int matrix_collect(const struct collect_opts *o)
 {
-	struct mflavour m = { 0 }, *fl;
+	struct mflavour *m, *fl;
 	struct markers ms = { 0 };
-	json_t *doc = NULL, *xcheck = NULL, *reports = NULL;
+	json_t *doc = NULL, *xcheck = NULL, *reports = NULL, *cells;
+	bool *seen;
 	FILE *f;
 	int ret;
 
+	m = calloc(1, sizeof(*m));
 	fl = calloc(1, sizeof(*fl));
-	if (!fl)
-		return collect_error(NULL, "out of memory (ENOMEM)");
+	seen = calloc(MATRIX_NR_CELLS, sizeof(*seen));
+	if (!m || !fl || !seen) {
+		ret = collect_error(NULL, "out of memory (ENOMEM)");
+		goto out;
+	}
 	ret = read_markers(o->console, &ms) ?:
-	      attribute_reports(o->reports, &ms, &reports) ?:
-	      (o->matrix ? read_matrix(o, &m) : 0) ?:
+	      (o->matrix ? read_matrix(o, m) : 0) ?:
+	      attribute_reports(o, &ms, m, seen, &reports) ?:
 	      (o->xcheck ? read_xcheck(o, &xcheck) : 0);
 	if (ret)
 		goto out;
+	cells = m->doc ? json_deep_copy(json_object_get(m->doc, "cells")) : json_array();
+	if (cells)
+		mark_missing_reports(cells, m, seen);
 
 	doc = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s, s:s, s:n, s:o, s:o, s:o, s:O}",
 			"job", "matrix", "flavour", o->flavour,
 			"policy", o->policy, "ext4", o->ext4,
-			"kernel_release", m.doc ? m.kernel : NULL,
+			"kernel_release", m->doc ? m->kernel : NULL,
 			"input_hash", o->input_hash,
 			"kernel_verdict", o->verdict,
 			"summary",
-			"wall_seconds", wall_json(o, &m, xcheck),
-			"cells", m.doc ? json_incref(json_object_get(m.doc, "cells")) :
-					 json_array(),
+			"wall_seconds", wall_json(o, m, xcheck),
+			"cells", cells,
 			"xcheck", xcheck ? json_incref(xcheck) : json_null(),
 			"kernel_reports", reports);
 	/* Read back what we wrote: checked, and counted for the summary. */
@@ -248,25 +485,19 @@ int matrix_collect(const struct collect_opts *o)
 	ret = f ? matrix_json_dump(doc, f, o->out, "report") : GUPCTL_EXIT_USAGE;
 	if (ret)
 		goto out;
-
-	printf("%s: %u of %u cells, %u mismatch%s, ", fl->name, fl->nr_present,
-	       MATRIX_NR_CELLS, fl->nr_mismatch, fl->nr_mismatch == 1 ? "" : "es");
-	if (fl->xcheck_nr < 0)
-		printf("no gup_test cross-check, ");
-	else
-		printf("gup_test: %d checked, %d disagree, ", fl->xcheck_nr,
-		       fl->xcheck_disagree);
-	printf("%u kernel report%s, kernel verdict %s: %s\n", fl->nr_reports,
-	       fl->nr_reports == 1 ? "" : "s", o->verdict,
-	       matrix_flavour_failed(fl) ? "FAILED" : "passed");
+	print_summary(o, fl);
 	ret = matrix_flavour_failed(fl) ? GUPCTL_EXIT_REFUSED : GUPCTL_EXIT_OK;
 out:
 	json_decref(doc);
 	json_decref(xcheck);
 	json_decref(reports);
-	matrix_json_free(&m);
-	matrix_json_free(fl);
+	if (m)
+		matrix_json_free(m);
+	if (fl)
+		matrix_json_free(fl);
+	free(m);
 	free(fl);
+	free(seen);
 	free(ms.m);
 	return ret;
 }

@@ -152,6 +152,49 @@ json_t *matrix_json_read_object(const char *path, const char *cmd)
 	return doc;
 }
 
+void mcell_measured_str(char *buf, size_t size, const struct mcell *c)
+{
+	switch (c->measured) {
+	case MATRIX_PINNED:
+		if (c->unpin_err[0])
+			snprintf(buf, size, "pinned, but the unpin failed: %s",
+				 c->unpin_err);
+		else
+			snprintf(buf, size, "pinned");
+		break;
+	case MATRIX_NONE_PINNED:
+		snprintf(buf, size, "none pinned (no error, no page)");
+		break;
+	case MATRIX_REFUSED:
+		snprintf(buf, size, "%s", c->meas_err);
+		break;
+	default:
+		if (c->meas_err[0])
+			snprintf(buf, size, "not run (setup failed: %s)", c->meas_err);
+		else
+			snprintf(buf, size, "not run");
+	}
+}
+
+void mcell_expected_str(char *buf, size_t size, const struct mcell *c)
+{
+	switch (c->expected) {
+	case MATRIX_PINNED:
+		snprintf(buf, size, "pinned");
+		break;
+	case MATRIX_REFUSED:
+		snprintf(buf, size, "%s%s%s", c->exp_err,
+			 c->by_driver ? " by the driver" : "",
+			 c->report.kind ? " with a WARNING" : "");
+		break;
+	case MATRIX_NONE_PINNED:
+		snprintf(buf, size, "none pinned");
+		break;
+	default:
+		snprintf(buf, size, "not run (not applicable)");
+	}
+}
+
 /* ---- Reading ---- */
 
 struct jreader {
@@ -259,25 +302,19 @@ static const char *state_name_of(unsigned int i)
 	return state_name(i);
 }
 
-/* "none", "WRITE", "LONGTERM", "WRITE|LONGTERM" (either order): 0 or -1. */
+/* One of the matrix's flag sets, by its name (gup_flags_str()): 0 or -1. */
 static int parse_flags(const char *s, unsigned int *flags)
 {
-	char buf[64], *tok, *save;
+	char buf[64];
+	unsigned int f;
 
-	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf))
-		return -1;
-	*flags = 0;
-	if (!strcmp(buf, "none"))
-		return 0;
-	for (tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save)) {
-		if (!strcmp(tok, "WRITE"))
-			*flags |= GUP_PIN_FLAG_WRITE;
-		else if (!strcmp(tok, "LONGTERM"))
-			*flags |= GUP_PIN_FLAG_LONGTERM;
-		else
-			return -1;
+	for (f = 0; f < MATRIX_NR_FLAGS; f++) {
+		if (!strcmp(s, gup_flags_str(matrix_flag_sets[f], buf, sizeof(buf)))) {
+			*flags = matrix_flag_sets[f];
+			return 0;
+		}
 	}
-	return *flags ? 0 : -1;
+	return -1;
 }
 
 /* Which cell @j names, checked against its "index": *@idx, 0-based. */
@@ -299,7 +336,7 @@ static int parse_cell_id(const struct jreader *r, json_t *j, struct cell *c,
 		return jerr(r, "unknown method '%s'", method);
 	c->method = i;
 	if (parse_flags(flags, &c->flags))
-		return jerr(r, "bad flags '%s'", flags);
+		return jerr(r, "flags '%s' are not one of the matrix's mixes", flags);
 	i = find_name(backing, backing_name_of, BACKING_COUNT);
 	if (i < 0)
 		return jerr(r, "unknown backing '%s'", backing);
@@ -309,11 +346,75 @@ static int parse_cell_id(const struct jreader *r, json_t *j, struct cell *c,
 		return jerr(r, "unknown state '%s'", state);
 	c->state = i;
 	*idx = matrix_index(c);
-	if (*idx < 0)
-		return jerr(r, "flags '%s' are not in the matrix", flags);
 	if (!json_is_integer(index) || json_integer_value(index) != *idx + 1)
 		return jerr(r, "\"index\" is not %d, the index of %s %s %s %s",
 			    *idx + 1, method, flags, backing, state);
+	return 0;
+}
+
+/* expected.kernel_report: null, or {kind, file, text}, none empty. */
+static int parse_report_exp(const struct jreader *r, json_t *exp,
+			    struct report_exp *rep)
+{
+	json_t *j = json_object_get(exp, "kernel_report");
+	int ret;
+
+	memset(rep, 0, sizeof(*rep));
+	if (json_is_null(j))
+		return 0;
+	if (!json_is_object(j))
+		return jerr(r, "\"kernel_report\" is %s: want null or {kind, file, text}",
+			    j ? "not an object" : "missing");
+	ret = get_str(r, j, "kind", false, &rep->kind) ?:
+	      get_str(r, j, "file", false, &rep->file) ?:
+	      get_str(r, j, "text", false, &rep->text);
+	if (ret)
+		return ret;
+	if (!rep->kind[0] || !rep->file[0] || !rep->text[0])
+		return jerr(r, "\"kernel_report\" has an empty kind, file or text");
+	return 0;
+}
+
+/* expected.by and expected.kernel_report, checked against the outcome. */
+static int parse_expected_more(const struct jreader *r, json_t *exp,
+			       struct mcell *mc)
+{
+	const char *by;
+	int ret = get_str(r, exp, "by", false, &by) ?:
+		  parse_report_exp(r, exp, &mc->report);
+
+	if (ret)
+		return ret;
+	if (strcmp(by, "driver") && strcmp(by, "kernel"))
+		return jerr(r, "expected \"by\" '%s': want \"driver\" or \"kernel\"", by);
+	mc->by_driver = !strcmp(by, "driver");
+	if (mc->by_driver && mc->expected != MATRIX_REFUSED)
+		return jerr(r, "expected %s by the driver: the driver only refuses",
+			    matrix_outcome_name(mc->expected));
+	if (mc->by_driver && mc->report.kind)
+		return jerr(r, "expected a kernel report from a refusal by the driver, before GUP is called");
+	if (mc->expected == MATRIX_NOT_RUN && mc->report.kind)
+		return jerr(r, "expected a kernel report from a cell that is not run");
+	return 0;
+}
+
+/* measured.thp_kb: kB a THP backing's pinned page had PMD-mapped. */
+static int parse_thp(const struct jreader *r, json_t *meas, struct mcell *mc)
+{
+	json_t *j = json_object_get(meas, "thp_kb");
+
+	mc->thp_kb = -1;
+	if (!j)
+		return 0;
+	if (!json_is_integer(j) || json_integer_value(j) < 0)
+		return jerr(r, "\"thp_kb\" is not a number of kB");
+	if (!backing_spec(mc->cell.backing)->thp)
+		return jerr(r, "\"thp_kb\" on %s, not a transparent huge page backing",
+			    backing_name(mc->cell.backing));
+	if (mc->measured != MATRIX_PINNED)
+		return jerr(r, "\"thp_kb\" on a cell measured %s: it is taken of a pinned page",
+			    matrix_outcome_name(mc->measured));
+	mc->thp_kb = json_integer_value(j);
 	return 0;
 }
 
@@ -356,6 +457,11 @@ static int parse_cell(const struct jreader *r, json_t *j, struct mflavour *fl)
 		return jerr(r, "measured %s with errno %s",
 			    matrix_outcome_name(mc->measured), mc->meas_err);
 	mc->match = json_is_true(match);
+	ret = parse_expected_more(r, exp, mc) ?:
+	      parse_thp(r, meas, mc) ?:
+	      get_str(r, j, "note", true, &mc->note);
+	if (ret)
+		return ret;
 	mc->present = true;
 
 	fl->nr_present++;
@@ -387,11 +493,13 @@ static int parse_cells(struct jreader *r, json_t *cells, struct mflavour *fl)
 	return 0;
 }
 
-/* FLAVOUR.json's "xcheck": the counts. */
+/* FLAVOUR.json's "xcheck": the counts, and the cells not cross-checked. */
 static int parse_xcheck(struct jreader *r, json_t *x, struct mflavour *fl)
 {
 	json_t *checked = json_object_get(x, "checked");
 	json_t *disagree = json_object_get(x, "disagree");
+	json_t *skipped = json_object_get(x, "not_checked"), *j;
+	size_t i;
 
 	fl->xcheck_nr = -1;
 	if (!x || json_is_null(x))
@@ -399,6 +507,12 @@ static int parse_xcheck(struct jreader *r, json_t *x, struct mflavour *fl)
 	snprintf(r->where, sizeof(r->where), "xcheck");
 	if (!json_is_integer(checked) || !json_is_integer(disagree))
 		return jerr(r, "want integers \"checked\" and \"disagree\"");
+	if (skipped && !json_is_array(skipped))
+		return jerr(r, "\"not_checked\" is not an array");
+	json_array_foreach(skipped, i, j)
+		if (!json_is_string(json_object_get(j, "reason")) ||
+		    !json_is_integer(json_object_get(j, "cells")))
+			return jerr(r, "not_checked[%zu]: want \"reason\" and \"cells\"", i);
 	fl->xcheck_nr = json_integer_value(checked);
 	fl->xcheck_disagree = json_integer_value(disagree);
 	r->where[0] = '\0';
@@ -426,7 +540,9 @@ static int parse_reports(struct jreader *r, json_t *a, struct mflavour *fl)
 		cell = json_object_get(j, "cell");
 		ret = get_str(r, j, "kind", false, &rep->kind) ?:
 		      get_str(r, j, "title", false, &rep->title) ?:
-		      get_str(r, j, "step", true, &rep->step);
+		      get_str(r, j, "location", true, &rep->location) ?:
+		      get_str(r, j, "step", true, &rep->step) ?:
+		      get_str(r, j, "note", true, &rep->note);
 		if (ret)
 			return ret;
 		if (json_is_integer(cell) && json_integer_value(cell) >= 1 &&
@@ -500,20 +616,24 @@ void matrix_json_free(struct mflavour *fl)
 
 bool matrix_flavour_failed(const struct mflavour *fl)
 {
+	/* The verdict names the worst report: WARNINGs the cells expect are fine. */
+	bool verdict_ok = !fl->verdict || !strcmp(fl->verdict, "clean") ||
+			  (!strcmp(fl->verdict, "warning") && !fl->nr_unexpected);
+
 	return fl->nr_present != MATRIX_NR_CELLS || fl->nr_mismatch ||
-	       fl->xcheck_disagree > 0 || fl->nr_unexpected ||
-	       (fl->verdict && strcmp(fl->verdict, "clean"));
+	       fl->xcheck_disagree > 0 || fl->nr_unexpected || !verdict_ok;
 }
 
 json_t *matrix_json_summary(const struct mflavour *fl)
 {
-	return json_pack("{s:i, s:i, s:i, s:i, s:o, s:i, s:i, s:b}",
+	return json_pack("{s:i, s:i, s:i, s:i, s:o, s:i, s:i, s:i, s:b}",
 			 "cells", fl->nr_present, "run", fl->nr_run,
 			 "not_applicable", fl->nr_not_applicable,
 			 "mismatches", fl->nr_mismatch,
 			 "xcheck_disagree", fl->xcheck_nr < 0 ? json_null() :
 					    json_integer(fl->xcheck_disagree),
 			 "kernel_reports", fl->nr_reports,
+			 "expected_kernel_reports", fl->nr_reports - fl->nr_unexpected,
 			 "unexpected_kernel_reports", fl->nr_unexpected,
 			 "passed", !matrix_flavour_failed(fl));
 }

@@ -31,9 +31,11 @@ struct mcell {
 	char meas_err[MATRIX_ERRNO_LEN];	/* refusal or failed setup, "" */
 	char unpin_err[MATRIX_ERRNO_LEN];	/* a failed unpin, "" */
 	bool match;			/* as expected, set by gupctl matrix */
+	long thp_kb;			/* THP backing, pinned: PMD-mapped kB; -1 */
+	/* Read back only: FLAVOUR.json's note on the cell, or NULL. */
+	const char *note;
 	/* Written, not read back: */
 	int nr_pinned;			/* -1: no pin attempted */
-	long thp_kb;			/* THP backing, pinned: PMD-mapped kB; -1 */
 	bool have_page;
 	struct gup_page_state page;
 };
@@ -41,9 +43,11 @@ struct mcell {
 /* A kernel report on the console, attributed to a marker (gupctl.h). */
 struct mreport {
 	const char *kind, *title;
+	const char *location;		/* file:line, or NULL */
 	const char *step;		/* NULL: before the first marker */
 	int cell;			/* MATRIX_MARK_NONE: none */
 	bool expected;
+	const char *note;		/* why (not) expected, or NULL */
 };
 
 /* One document as read back; the strings point into @doc. */
@@ -57,8 +61,12 @@ struct mflavour {
 	/* FLAVOUR.json only (absent: xcheck_nr < 0, no reports) */
 	int xcheck_nr, xcheck_disagree;
 	struct mreport *reports;
-	unsigned int nr_reports, nr_unexpected;
+	unsigned int nr_reports, nr_unexpected;	/* expected: the difference */
 };
+
+/* A cell's measured and expected outcomes in words, for pages and messages. */
+void mcell_measured_str(char *buf, size_t size, const struct mcell *c);
+void mcell_expected_str(char *buf, size_t size, const struct mcell *c);
 
 /* The JSON of cell @idx (0-based; the document's "index" is idx + 1). */
 json_t *matrix_json_cell(unsigned int idx, const struct mcell *c);
@@ -75,7 +83,11 @@ int matrix_json_load(const char *path, struct mflavour *fl, const char *cmd);
 int matrix_json_parse(json_t *doc, const char *path, struct mflavour *fl,
 		      const char *cmd);
 void matrix_json_free(struct mflavour *fl);
-/* Did the flavour fail: a mismatch, a disagreement, a kernel report? */
+/*
+ * Did the flavour fail: cells missing, a mismatch, a disagreement, a
+ * kernel report no cell expects, or a kernel verdict worse than the
+ * expected WARNINGs?
+ */
 bool matrix_flavour_failed(const struct mflavour *fl);
 /* The counts, for the document's "summary". */
 json_t *matrix_json_summary(const struct mflavour *fl);
@@ -99,6 +111,7 @@ struct collect_opts {
 	double boot_seconds;
 	const char *matrix, *xcheck;	/* NULL: the guest wrote none */
 	const char *console, *reports;
+	const char *src;		/* the flavour's source tree */
 };
 
 /* Write o->out; 0 the flavour passed, 1 it failed, or an exit code. */

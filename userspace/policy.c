@@ -145,9 +145,8 @@ static bool cell_impossible(const struct cell *c, struct expectation *e)
 /*
  * What 6.1 decides from the method and flags alone, before any VMA is
  * looked at.  @has_allow_broken: the kernel defines
- * FOLL_ALLOW_BROKEN_FILE_MAPPING (seed 005, gup-v1).  Such a cell runs
- * once, on the first backing and state; the others say which cell stands
- * for them rather than fire the same WARN forty times.
+ * FOLL_ALLOW_BROKEN_FILE_MAPPING (seed 005, gup-v1).  The answer is the
+ * same for every backing and state (flags_only): the matrix runs it once.
  */
 static bool flags_decide_61(const struct cell *c, bool has_allow_broken,
 			    struct expectation *e)
@@ -171,8 +170,7 @@ static bool flags_decide_61(const struct cell *c, bool has_allow_broken,
 	} else {
 		return false;
 	}
-	if (c->backing != BACKING_ANON || c->state != STATE_NONE)
-		*e = not_applicable("decided by the method and flags before any VMA is looked at: the anon-private untouched cell of the same method and flags runs it");
+	e->flags_only = true;
 	return true;
 }
 

@@ -69,6 +69,7 @@ struct expectation {
 	int err;		/* positive errno when OUTCOME_REFUSED */
 	const char *reason;	/* one line, names the code that decides */
 	bool by_driver;		/* refused by gup_pin_test before GUP is called */
+	bool flags_only;	/* decided by method and flags, before any VMA */
 	struct report_exp report; /* .kind NULL: no kernel report expected */
 };
 

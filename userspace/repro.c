@@ -14,6 +14,10 @@ const char * const repro_method_choices[GUP_PIN_METHOD_COUNT + 1] = {
 	[GUP_PIN_METHOD_PIN_FAST]	= "pin-fast",
 	[GUP_PIN_METHOD_GET]		= "get",
 	[GUP_PIN_METHOD_GET_FAST]	= "get-fast",
+	[GUP_PIN_METHOD_PIN_REMOTE]	= "pin-remote",
+	[GUP_PIN_METHOD_GET_REMOTE]	= "get-remote",
+	[GUP_PIN_METHOD_PIN_UNLOCKED]	= "pin-unlocked",
+	[GUP_PIN_METHOD_GET_UNLOCKED]	= "get-unlocked",
 };
 
 char *repro_cell_label(const struct repro_cell *c, char *buf, size_t size)

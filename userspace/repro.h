@@ -17,7 +17,7 @@
 
 #define REPRO_SCENARIO	"ext4-2018"
 #define REPRO_LINE	64		/* bytes per pattern line */
-#define REPRO_MAX_CELLS	32
+#define REPRO_MAX_CELLS	64	/* >= routes x methods x flag sets: 2 x 8 x 4 */
 #define REPRO_LABEL_MAX	64
 
 #ifndef ARRAY_SIZE

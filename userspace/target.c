@@ -177,7 +177,7 @@ int target_setup(struct target *t, const struct target_spec *spec)
 			    errno_name(err), strerror(err));
 	}
 	if (spec->thp && madvise(t->map, t->map_len, MADV_HUGEPAGE) < 0)
-		return fail(t, errno, "madvise(MADV_HUGEPAGE) failed: %s (%s): the kernel needs CONFIG_TRANSPARENT_HUGEPAGE",
+		return fail(t, errno, "madvise(MADV_HUGEPAGE) failed: %s (%s): the kernel needs CONFIG_ADVISE_SYSCALLS and CONFIG_TRANSPARENT_HUGEPAGE",
 			    errno_name(errno), strerror(errno));
 	t->addr = (char *)t->map + spec->offset;
 	t->len = spec->length;

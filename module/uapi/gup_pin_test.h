@@ -5,6 +5,28 @@
  * This header is the single source of truth shared by the module
  * (module/gup_pin_test.c) and the CLI (userspace/gupctl).  Any change to a
  * structure or a number below must bump GUP_PIN_TEST_ABI_VERSION.
+ *
+ * Opening the device takes CAP_SYS_ADMIN (else EPERM), on top of its mode
+ * (0600, root).
+ *
+ * The write rule.  A pin may be written through (GUP_PIN_IOC_WRITE) or
+ * released dirty (GUP_UNPIN_DIRTY) only if, when it was taken,
+ *  (a) it was taken with GUP_PIN_FLAG_WRITE: GUP handed out writable pages
+ *      (a COW copy for a private mapping), or
+ *  (b) every pinned page was a page cache page of the file of a VM_SHARED
+ *      and VM_WRITE mapping at its address (so the caller held that file
+ *      open for writing), and that file's address space can be dirtied
+ *      (->dirty_folio): the read pin of a writable MAP_SHARED file mapping,
+ *      the 2018 route.
+ * The verdict is taken once, under mmap_lock, when the pin is made (a
+ * later munmap does not change it) and shown in debugfs "pins".  Anything
+ * else is refused with EPERM: nothing is written, nothing is dirtied, and
+ * the pin stays (UNPIN without GUP_UNPIN_DIRTY releases it).  This refuses
+ * writes through read pins of the vDSO, of anonymous memory (which may be
+ * shared with a fork child), of MAP_PRIVATE file mappings, of sealed
+ * memfds, of files on read-only mounts and of file systems without
+ * ->dirty_folio (isofs, squashfs: 6.1's folio_mark_dirty() would call a
+ * NULL pointer).  The shared zero page and KSM pages are never written.
  */
 #ifndef _UAPI_GUP_PIN_TEST_H
 #define _UAPI_GUP_PIN_TEST_H
@@ -12,18 +34,23 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GUP_PIN_TEST_ABI_VERSION	1
+#define GUP_PIN_TEST_ABI_VERSION	2
 #define GUP_PIN_TEST_DEVICE		"/dev/gup_test"
 #define GUP_PIN_TEST_DEBUGFS		"/sys/kernel/debug/gup_pin_test"
 
-/* Which kernel entry point takes the pages. */
+/*
+ * Which kernel entry point takes the pages (6.1 signatures).  The _remote
+ * methods work on the calling process's own mm, never another's, with
+ * mmap_lock held and @locked NULL; the _unlocked ones take mmap_lock
+ * themselves.
+ */
 enum gup_pin_method {
-	GUP_PIN_METHOD_PIN		= 0,	/* pin_user_pages()      */
-	GUP_PIN_METHOD_PIN_FAST		= 1,	/* pin_user_pages_fast() */
-	GUP_PIN_METHOD_GET		= 2,	/* get_user_pages()      */
-	GUP_PIN_METHOD_GET_FAST		= 3,	/* get_user_pages_fast() */
-	GUP_PIN_METHOD_PIN_REMOTE	= 4,	/* pin_user_pages_remote() */
-	GUP_PIN_METHOD_GET_REMOTE	= 5,	/* get_user_pages_remote() */
+	GUP_PIN_METHOD_PIN		= 0,	/* pin_user_pages()          */
+	GUP_PIN_METHOD_PIN_FAST		= 1,	/* pin_user_pages_fast()     */
+	GUP_PIN_METHOD_GET		= 2,	/* get_user_pages()          */
+	GUP_PIN_METHOD_GET_FAST		= 3,	/* get_user_pages_fast()     */
+	GUP_PIN_METHOD_PIN_REMOTE	= 4,	/* pin_user_pages_remote()   */
+	GUP_PIN_METHOD_GET_REMOTE	= 5,	/* get_user_pages_remote()   */
 	GUP_PIN_METHOD_PIN_UNLOCKED	= 6,	/* pin_user_pages_unlocked() */
 	GUP_PIN_METHOD_GET_UNLOCKED	= 7,	/* get_user_pages_unlocked() */
 	GUP_PIN_METHOD_COUNT
@@ -32,28 +59,41 @@ enum gup_pin_method {
 /*
  * Request flags (bits; hex, as BIT() is not uapi).  The module maps them
  * onto FOLL_* itself: FOLL_* are not uapi and change between kernels.
+ * The module does not police the mixes: a mix the kernel refuses (e.g.
+ * LONGTERM with a get_* method) gets the kernel's answer, WARN included.
  */
 #define GUP_PIN_FLAG_WRITE		0x01U	/* FOLL_WRITE    */
 #define GUP_PIN_FLAG_LONGTERM		0x02U	/* FOLL_LONGTERM */
 #define GUP_PIN_FLAG_FORCE		0x04U	/* FOLL_FORCE (acts in the slow path) */
-#define GUP_PIN_FLAG_ALLOW_BROKEN	0x08U	/* FOLL_ALLOW_BROKEN_FILE_MAPPING */
+/*
+ * FOLL_ALLOW_BROKEN_FILE_MAPPING, on kernels that define it (the
+ * version's features have GUP_PIN_FEATURE_ALLOW_BROKEN); elsewhere PIN
+ * fails with EOPNOTSUPP before GUP is called.
+ */
+#define GUP_PIN_FLAG_ALLOW_BROKEN	0x08U
 #define GUP_PIN_FLAGS_ALL		(GUP_PIN_FLAG_WRITE | \
 					 GUP_PIN_FLAG_LONGTERM | \
 					 GUP_PIN_FLAG_FORCE | \
 					 GUP_PIN_FLAG_ALLOW_BROKEN)
 
-/* GUP_PIN_IOC_VERSION: what this module speaks and enforces. */
+/* gup_pin_version.features */
+#define GUP_PIN_FEATURE_ALLOW_BROKEN	0x01U	/* GUP_PIN_FLAG_ALLOW_BROKEN works */
+
+/*
+ * GUP_PIN_IOC_VERSION: what this module speaks and enforces.  The module
+ * answers this ioctl number with any argument size from 4 bytes up and
+ * copies that much of the structure (at most all of it), so a caller built
+ * for another ABI version still learns abi_version (ABI 1's structure was
+ * the first 16 bytes of this one).
+ */
 struct gup_pin_version {
 	__u32 abi_version;		/* out: GUP_PIN_TEST_ABI_VERSION */
 	__u32 page_size;		/* out: PAGE_SIZE */
 	__u32 max_pages_per_pin;	/* out: module parameter */
 	__u32 max_pages_total;		/* out: module parameter */
 	__u32 features;			/* out: GUP_PIN_FEATURE_* */
-	__u32 reserved;			/* out: 0 */
+	__u32 reserved[3];		/* out: 0 */
 };
-
-/* What the running kernel offers (gup_pin_version.features). */
-#define GUP_PIN_FEATURE_ALLOW_BROKEN	0x01U	/* FOLL_ALLOW_BROKEN_FILE_MAPPING */
 
 /*
  * GUP_PIN_IOC_PIN: take the pages of [addr, addr + len) with one call of
@@ -81,7 +121,8 @@ struct gup_pin_req {
  * buffer @buf and the pinned pages of pin @id, starting @offset bytes into
  * the pinned range, through the kernel's own mapping of each page
  * (kmap_local_page()): the "GUP caller writes via the direct mapping" of
- * the series.  The range must lie within the pages actually pinned.
+ * the series.  The range must lie within the pages actually pinned.  WRITE
+ * follows the write rule above (EPERM).
  */
 struct gup_pin_io {
 	__u32 id;			/* in */
@@ -93,7 +134,8 @@ struct gup_pin_io {
 
 /*
  * GUP_PIN_IOC_UNPIN: release pin @id.  GUP_UNPIN_DIRTY: mark the pages dirty
- * on the way (unpin_user_pages_dirty_lock(), set_page_dirty_lock() for get).
+ * on the way (unpin_user_pages_dirty_lock(), set_page_dirty_lock() for get);
+ * it follows the write rule above (EPERM, and the pin stays).
  */
 #define GUP_UNPIN_DIRTY			0x01U
 struct gup_pin_unpin {
@@ -113,13 +155,22 @@ enum gup_page_kind {
 /* Page state bits, sampled under no lock: a snapshot, not a guarantee. */
 #define GUP_PAGE_DIRTY			0x01U	/* PG_dirty */
 #define GUP_PAGE_WRITEBACK		0x02U	/* PG_writeback */
-#define GUP_PAGE_HAS_BUFFERS		0x04U	/* folio_test_private() */
+/*
+ * Buffer heads: PG_private on a page cache folio whose address space
+ * hands folio->private to the buffer layer (docs/driver.md).
+ */
+#define GUP_PAGE_HAS_BUFFERS		0x04U
 #define GUP_PAGE_MAYBE_DMA_PINNED	0x08U	/* folio_maybe_dma_pinned() */
 #define GUP_PAGE_UPTODATE		0x10U	/* PG_uptodate */
 #define GUP_PAGE_LRU			0x20U	/* PG_lru */
+#define GUP_PAGE_PRIVATE		0x40U	/* PG_private, whatever its owner */
 
+/*
+ * @index counts PAGE_SIZE pages for every kind, hugetlb included: the
+ * page's offset in its file, or its anonymous linear index.
+ */
 struct gup_page_state {
-	__u64 index;			/* page index in its file (or anon index) */
+	__u64 index;			/* PAGE_SIZE units */
 	__u32 kind;			/* enum gup_page_kind */
 	__u32 state;			/* GUP_PAGE_* bits */
 	__s32 mapcount;			/* page_mapcount() */
@@ -146,7 +197,9 @@ struct gup_pin_state_req {
  * the driver sees them.
  */
 #define GUP_PIN_IOC_TYPE		0xB8
-#define GUP_PIN_IOC_VERSION	_IOR(GUP_PIN_IOC_TYPE, 0x40, struct gup_pin_version)
+#define GUP_PIN_IOC_VERSION_NR		0x40
+#define GUP_PIN_IOC_VERSION	_IOR(GUP_PIN_IOC_TYPE, GUP_PIN_IOC_VERSION_NR, \
+				     struct gup_pin_version)
 #define GUP_PIN_IOC_PIN		_IOWR(GUP_PIN_IOC_TYPE, 0x41, struct gup_pin_req)
 #define GUP_PIN_IOC_WRITE	_IOW(GUP_PIN_IOC_TYPE, 0x42, struct gup_pin_io)
 #define GUP_PIN_IOC_READ	_IOW(GUP_PIN_IOC_TYPE, 0x43, struct gup_pin_io)

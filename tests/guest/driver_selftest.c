@@ -9,15 +9,22 @@
  * tools/testing/selftests and userspace/ on the include path and
  * userspace/gupdev.c and userspace/target.c linked in.
  *
- *   driver_selftest [EXT4_DIR]     (default /mnt/ext4)
+ *   driver_selftest [EXT4_DIR [RO_IMAGE]]   (default /mnt/ext4, no image)
+ *
+ * RO_IMAGE: an iso9660 image holding a file "data.bin" of at least one page
+ * (tests/lab/20-driver.sh builds it on the host); without it the test
+ * that needs it is skipped.
  *
  * Runs as root with the module loaded and debugfs on /sys/kernel/debug.
- * Every check must hold on each flavour (stock, gup-v7, ext4-2018), and
- * nothing here may make the kernel WARN: the runner fails on any WARNING.
- * In particular no ext4 page is ever pinned with FOLL_WRITE (gup-v7 refuses
- * FOLL_PIN|FOLL_WRITE on dirty-tracked files in its slow path), and no ext4
- * page is dirtied through the driver unless it is seen to have buffers
- * (ext4_dirty_folio() WARNs otherwise, and ext4-2018 BUGs at writeback).
+ * Every check must hold on each flavour, and nothing here may make the
+ * kernel WARN: the runner fails on any WARNING.  In particular no ext4 page
+ * is ever pinned with FOLL_WRITE (gup-v7 refuses FOLL_PIN|FOLL_WRITE on
+ * dirty-tracked files in its slow path), no ext4 page is dirtied through
+ * the driver unless it is seen to have buffers (ext4_dirty_folio() WARNs
+ * otherwise, and ext4-2018 BUGs at writeback), and no method is asked for
+ * a flag mix 6.1 WARNs on (FOLL_LONGTERM with a method other than
+ * pin_user_pages, _fast or _remote: mm/gup.c:2171-2187, 2367); the matrix
+ * runs those cells, where the WARN is expected and attributed.
  *
  * The harness runs each test in its own process, killed after a timeout.
  * The fixture opens the device for the test and its teardown closes it,
@@ -37,14 +44,21 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
+#include <linux/capability.h>
+#include <linux/loop.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -55,7 +69,17 @@
 #define DEBUGFS_MAX	65536
 
 static const char *ext4_dir = "/mnt/ext4";
+static const char *ro_image;		/* iso9660 image, NULL: not given */
 static size_t ps;			/* page size */
+
+/* Where the tests that mount something mount it (left in place, empty). */
+#define TEST_MNT	"/tmp/driver_selftest.mnt"
+/* The file in RO_IMAGE. */
+#define RO_IMAGE_FILE	"data.bin"
+#define NOBODY		65534
+
+/* The flags a pin may take without a WARN from any method (see above). */
+#define SAFE_FLAGS	(GUP_PIN_FLAG_WRITE | GUP_PIN_FLAG_FORCE)
 static unsigned long taint_at_start;
 
 static const char *ret_name(int ret)
@@ -229,7 +253,8 @@ static unsigned char *map_anon(struct __test_metadata *_metadata,
 
 /*
  * The bad-input suite: every test expects one specific errno.  Each has
- * one writable anon page, pinned (for the tests that need a valid id; the
+ * one writable anon page, pinned with FOLL_WRITE, so writable through the
+ * pin (for the tests that need a valid id; the
  * teardown's close() releases it); raw ioctl()s only where the gupdev
  * wrappers cannot say what the test sends (NULL or kernel argument
  * pointers, reserved fields, unknown ioctl numbers).
@@ -251,7 +276,8 @@ FIXTURE_SETUP(bad_input)
 	dev_setup(_metadata, &self->dev);
 	self->page = map_anon(_metadata, &self->mem, 1);
 	ASSERT_RET(0, gupdev_pin(&self->dev, self->page, ps,
-				 GUP_PIN_METHOD_PIN_FAST, 0, &req));
+				 GUP_PIN_METHOD_PIN_FAST, GUP_PIN_FLAG_WRITE,
+				 &req));
 	ASSERT_EQ(1U, req.nr_pinned);
 	self->id = req.id;
 }
@@ -269,6 +295,7 @@ FIXTURE(gup_test)
 	struct gupdev dev2;		/* for the tests that need two fds */
 	struct target mem;		/* the memory under test */
 	char ext4_path[PATH_MAX];	/* "" or a file to remove */
+	bool mounted;			/* something is mounted on TEST_MNT */
 };
 
 FIXTURE_SETUP(gup_test)
@@ -290,6 +317,8 @@ FIXTURE_TEARDOWN(gup_test)
 	if (self->ext4_path[0])
 		unlink(self->ext4_path);
 	dev_teardown(_metadata, &self->dev);
+	if (self->mounted)
+		umount2(TEST_MNT, MNT_DETACH);
 }
 
 /* ---- bad input ---- */
@@ -368,9 +397,9 @@ TEST_F(bad_input, pin_method_huge)
 	EXPECT_RET(-EINVAL, try_pin(&self->dev, self->page, ps, ~0U, 0));
 }
 
-TEST_F(bad_input, pin_flag_bit3)
+TEST_F(bad_input, pin_flag_bit4)
 {
-	EXPECT_RET(-EINVAL, try_pin(&self->dev, self->page, ps, 0, 1U << 3));
+	EXPECT_RET(-EINVAL, try_pin(&self->dev, self->page, ps, 0, 1U << 4));
 }
 
 TEST_F(bad_input, pin_flag_bit31)
@@ -387,21 +416,6 @@ TEST_F(bad_input, pin_reserved)
 	};
 
 	EXPECT_RET(-EINVAL, bad_ioctl(&self->dev, GUP_PIN_IOC_PIN, &req));
-}
-
-/* FOLL_LONGTERM without FOLL_PIN: 6.1's GUP contract, refused before GUP. */
-TEST_F(bad_input, refused_get_user_pages_longterm)
-{
-	EXPECT_RET(-EINVAL, try_pin(&self->dev, self->page, ps,
-				    GUP_PIN_METHOD_GET, GUP_PIN_FLAG_LONGTERM));
-}
-
-TEST_F(bad_input, refused_get_user_pages_fast_longterm)
-{
-	unsigned int flags = GUP_PIN_FLAG_LONGTERM | GUP_PIN_FLAG_WRITE;
-
-	EXPECT_RET(-EINVAL, try_pin(&self->dev, self->page, ps,
-				    GUP_PIN_METHOD_GET_FAST, flags));
 }
 
 TEST_F(bad_input, unpin_null)
@@ -549,6 +563,28 @@ TEST_F(bad_input, state_pages_null)
 	EXPECT_RET(-EFAULT, gupdev_state(&self->dev, self->id, 0, NULL, &n));
 }
 
+/* ABI 1's VERSION (16 bytes): answered, with the ABI version in it. */
+TEST_F(bad_input, version_abi1_size)
+{
+	__u32 v[5] = { 0, 0, 0, 0, 0xdeadbeef };
+
+	EXPECT_RET(0, bad_ioctl(&self->dev, _IOR(GUP_PIN_IOC_TYPE,
+						 GUP_PIN_IOC_VERSION_NR,
+						 __u32[4]), v));
+	EXPECT_EQ((__u32)GUP_PIN_TEST_ABI_VERSION, v[0]);
+	EXPECT_EQ(0xdeadbeefU, v[4]) TH_LOG("wrote past 16 bytes");
+}
+
+/* Smaller than abi_version: not the VERSION ioctl. */
+TEST_F(bad_input, version_too_small)
+{
+	__u16 v = 0;
+
+	EXPECT_RET(-ENOTTY, bad_ioctl(&self->dev, _IOR(GUP_PIN_IOC_TYPE,
+						       GUP_PIN_IOC_VERSION_NR,
+						       __u16), &v));
+}
+
 TEST_F(bad_input, ioctl_unknown_nr)
 {
 	EXPECT_RET(-ENOTTY, bad_ioctl(&self->dev, _IO(GUP_PIN_IOC_TYPE, 0x7f),
@@ -564,6 +600,12 @@ TEST_F(bad_input, ioctl_pin_wrong_size)
 }
 
 /* ---- round trips ---- */
+
+/* pin_user_pages*() take FOLL_PIN, get_user_pages*() FOLL_GET. */
+static bool method_pins(unsigned int method)
+{
+	return !strncmp(gup_method_name(method), "pin_", 4);
+}
 
 /* Every page of pin @req has @kind and @fs; FOLL_PIN ones look pinned. */
 static void check_kind(struct __test_metadata *_metadata, struct gupdev *dev,
@@ -583,7 +625,7 @@ static void check_kind(struct __test_metadata *_metadata, struct gupdev *dev,
 			       gup_page_kind_name(kind));
 		EXPECT_STREQ(fs, st[i].fs_name) TH_LOG("page %u", i);
 		/* FOLL_PIN adds GUP_PIN_COUNTING_BIAS: always visible. */
-		if (req->method > GUP_PIN_METHOD_PIN_FAST)
+		if (!method_pins(req->method))
 			continue;
 		EXPECT_NE(0U, st[i].state & GUP_PAGE_MAYBE_DMA_PINNED)
 			TH_LOG("page %u: FOLL_PIN but not dma-pinned", i);
@@ -634,14 +676,50 @@ TEST_F(gup_test, version)
 	EXPECT_EQ(ps, ver->page_size);
 	EXPECT_LE(8U, ver->max_pages_per_pin);
 	EXPECT_LE(ver->max_pages_per_pin, ver->max_pages_total);
+	EXPECT_EQ(0U, ver->features & ~GUP_PIN_FEATURE_ALLOW_BROKEN);
+	EXPECT_EQ(0U, ver->reserved[0] | ver->reserved[1] | ver->reserved[2]);
 }
 
 /* Anon memory: every method takes it writable, on every flavour. */
+static void anon_roundtrip(struct __test_metadata *_metadata,
+			   struct gupdev *dev, struct target *mem,
+			   unsigned int method)
+{
+	memset(map_anon(_metadata, mem, 4), 0x5a, 4 * ps);
+	roundtrip(_metadata, dev, mem, method, GUP_PIN_FLAG_WRITE,
+		  GUP_PAGE_ANON, "", GUP_UNPIN_DIRTY);
+}
+
 TEST_F(gup_test, anon_roundtrip)
 {
-	memset(map_anon(_metadata, &self->mem, 4), 0x5a, 4 * ps);
-	roundtrip(_metadata, &self->dev, &self->mem, GUP_PIN_METHOD_PIN_FAST,
-		  GUP_PIN_FLAG_WRITE, GUP_PAGE_ANON, "", GUP_UNPIN_DIRTY);
+	anon_roundtrip(_metadata, &self->dev, &self->mem,
+		       GUP_PIN_METHOD_PIN_FAST);
+}
+
+/* The caller's own mm, mmap_lock held, locked NULL. */
+TEST_F(gup_test, anon_roundtrip_pin_remote)
+{
+	anon_roundtrip(_metadata, &self->dev, &self->mem,
+		       GUP_PIN_METHOD_PIN_REMOTE);
+}
+
+TEST_F(gup_test, anon_roundtrip_get_remote)
+{
+	anon_roundtrip(_metadata, &self->dev, &self->mem,
+		       GUP_PIN_METHOD_GET_REMOTE);
+}
+
+/* They take mmap_lock themselves. */
+TEST_F(gup_test, anon_roundtrip_pin_unlocked)
+{
+	anon_roundtrip(_metadata, &self->dev, &self->mem,
+		       GUP_PIN_METHOD_PIN_UNLOCKED);
+}
+
+TEST_F(gup_test, anon_roundtrip_get_unlocked)
+{
+	anon_roundtrip(_metadata, &self->dev, &self->mem,
+		       GUP_PIN_METHOD_GET_UNLOCKED);
 }
 
 /* shmem is not dirty tracked: gup-v7 allows even LONGTERM|WRITE on it. */
@@ -681,24 +759,21 @@ TEST_F(gup_test, hugetlb_roundtrip)
 
 /*
  * A file of @pages pages on the scratch ext4, written with write() and
- * fsync()ed (clean, blocks allocated), mapped MAP_SHARED by target_setup()
- * (touched as @prefault says) and mlock()ed so that neither reclaim nor a
- * cache drop can swap its pages for fresh ones without buffers between the
- * steps of a test.  The teardown syncs and removes it.
+ * fsync()ed (clean, blocks allocated), mapped by target_setup()
+ * (MAP_SHARED, or MAP_PRIVATE if @private; touched as @prefault says) and
+ * mlock()ed so that neither reclaim nor a cache drop can swap its pages for
+ * fresh ones without buffers between the steps of a test.  The teardown
+ * syncs and removes it.
  */
-static unsigned char *map_ext4(struct __test_metadata *_metadata,
-			       struct target *mem, char path[PATH_MAX],
-			       size_t pages, bool read_only,
-			       enum target_prefault prefault)
+/*
+ * Write @pages pages of pattern 7 to a new file of the scratch ext4 (its
+ * path in @path), fsync it (clean, blocks allocated).
+ */
+static void write_ext4_file(struct __test_metadata *_metadata,
+			    char path[PATH_MAX], size_t pages)
 {
-	const struct target_spec spec = {
-		.kind = TARGET_FILE,
-		.path = path,
-		.read_only = read_only,
-		.length = pages * ps,
-		.prefault = prefault,
-	};
-	unsigned char *buf = malloc(spec.length);
+	size_t len = pages * ps;
+	unsigned char *buf = malloc(len);
 	int fd;
 
 	ASSERT_NE(NULL, buf);
@@ -706,12 +781,29 @@ static unsigned char *map_ext4(struct __test_metadata *_metadata,
 		 (int)getpid());
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	ASSERT_LE(0, fd) TH_LOG("open %s: %s", path, strerror(errno));
-	fill(buf, spec.length, 7);
-	ASSERT_EQ((ssize_t)spec.length, pwrite(fd, buf, spec.length, 0))
+	fill(buf, len, 7);
+	ASSERT_EQ((ssize_t)len, pwrite(fd, buf, len, 0))
 		TH_LOG("write %s: %s", path, strerror(errno));
 	ASSERT_EQ(0, fsync(fd)) TH_LOG("fsync %s: %s", path, strerror(errno));
 	close(fd);
 	free(buf);
+}
+
+static unsigned char *map_ext4(struct __test_metadata *_metadata,
+			       struct target *mem, char path[PATH_MAX],
+			       size_t pages, bool read_only, bool private,
+			       enum target_prefault prefault)
+{
+	const struct target_spec spec = {
+		.kind = TARGET_FILE,
+		.path = path,
+		.read_only = read_only,
+		.private = private,
+		.length = pages * ps,
+		.prefault = prefault,
+	};
+
+	write_ext4_file(_metadata, path, pages);
 	mem_setup(_metadata, mem, &spec);
 	mlock(mem->addr, spec.length);	/* best effort (CAP_IPC_LOCK) */
 	return mem->addr;
@@ -729,7 +821,7 @@ TEST_F(gup_test, ext4_roundtrip_readonly_pin)
 	unsigned char *map, *back = malloc(4 * ps);
 
 	ASSERT_NE(NULL, back);
-	map = map_ext4(_metadata, &self->mem, self->ext4_path, 4, false,
+	map = map_ext4(_metadata, &self->mem, self->ext4_path, 4, false, false,
 		       TARGET_PREFAULT_WRITE);
 	roundtrip(_metadata, &self->dev, &self->mem, GUP_PIN_METHOD_PIN_FAST, 0,
 		  GUP_PAGE_FILE, "ext4", 0);
@@ -753,7 +845,7 @@ TEST_F(gup_test, ext4_read_pin_stays_clean)
 	struct gup_pin_req req;
 	__u32 i, n = 2;
 
-	map_ext4(_metadata, &self->mem, self->ext4_path, 2, true,
+	map_ext4(_metadata, &self->mem, self->ext4_path, 2, true, false,
 		 TARGET_PREFAULT_NONE);
 	ASSERT_RET(0, gupdev_pin(&self->dev, self->mem.addr, 2 * ps,
 				 GUP_PIN_METHOD_PIN, 0, &req));
@@ -797,7 +889,7 @@ TEST_F(gup_test, ext4_unpin_dirty_dirties)
 	struct gup_pin_req req;
 	__u32 n = 1;
 
-	map = map_ext4(_metadata, &self->mem, self->ext4_path, 1, false,
+	map = map_ext4(_metadata, &self->mem, self->ext4_path, 1, false, false,
 		       TARGET_PREFAULT_WRITE);
 	ASSERT_EQ(0, msync(map, ps, MS_SYNC)) TH_LOG("msync: %s",
 						     strerror(errno));
@@ -827,10 +919,20 @@ TEST_F(gup_test, ext4_unpin_dirty_dirties)
 	EXPECT_RET(0, gupdev_unpin(&self->dev, req.id, 0));
 }
 
+/* 6.1 takes FOLL_LONGTERM with these methods only (see the top). */
+static bool takes_longterm(unsigned int method)
+{
+	return method == GUP_PIN_METHOD_PIN ||
+	       method == GUP_PIN_METHOD_PIN_FAST ||
+	       method == GUP_PIN_METHOD_PIN_REMOTE;
+}
+
 /*
- * Every method and flag mix on writable anon memory: the driver refuses
- * FOLL_LONGTERM without FOLL_PIN (6.1's GUP contract) with -EINVAL before
- * GUP; everything else pins every page on every flavour.
+ * Every method and flag mix on writable anon memory, but for the mixes
+ * 6.1 WARNs on and ALLOW_BROKEN (tested on its own): every page is pinned
+ * on every flavour, READ works, and WRITE and a dirtying UNPIN work exactly
+ * for the FOLL_WRITE pins (the write rule: anonymous memory may be shared
+ * with a fork child, only a write pin has a page of its own).
  */
 TEST_F(gup_test, anon_method_flag_matrix)
 {
@@ -842,30 +944,33 @@ TEST_F(gup_test, anon_method_flag_matrix)
 	memset(map, 0x3c, 4 * ps);
 	for (method = 0; method < GUP_PIN_METHOD_COUNT; method++) {
 		for (flags = 0; flags <= GUP_PIN_FLAGS_ALL; flags++) {
-			bool refused = method >= GUP_PIN_METHOD_GET &&
-				       (flags & GUP_PIN_FLAG_LONGTERM);
+			const char *name = gup_method_name(method);
+			int want = flags & GUP_PIN_FLAG_WRITE ? 0 : -EPERM;
 			unsigned char b = 0;
 			int ret;
 
+			if ((flags & GUP_PIN_FLAG_ALLOW_BROKEN) ||
+			    ((flags & GUP_PIN_FLAG_LONGTERM) &&
+			     !takes_longterm(method)))
+				continue;
 			gup_flags_str(flags, fl, sizeof(fl));
 			ret = gupdev_pin(&self->dev, map, 4 * ps, method, flags,
 					 &req);
-			if (refused) {
-				ASSERT_EQ(-EINVAL, ret)
-					TH_LOG("%s %s: %s, want EINVAL",
-					       gup_method_name(method), fl,
-					       ret_name(ret));
-				continue;
-			}
-			ASSERT_EQ(0, ret) TH_LOG("%s %s: %s",
-						 gup_method_name(method), fl,
+			ASSERT_EQ(0, ret) TH_LOG("%s %s: %s", name, fl,
 						 ret_name(ret));
-			ASSERT_EQ(4U, req.nr_pinned)
-				TH_LOG("%s %s", gup_method_name(method), fl);
+			ASSERT_EQ(4U, req.nr_pinned) TH_LOG("%s %s", name, fl);
 			ASSERT_RET(0, gupdev_read(&self->dev, req.id, 3 * ps,
 						  &b, 1));
 			ASSERT_EQ(0x3c, b);
-			ASSERT_RET(0, gupdev_unpin(&self->dev, req.id, 0));
+			ret = gupdev_write(&self->dev, req.id, 3 * ps, &b, 1);
+			EXPECT_EQ(want, ret) TH_LOG("%s %s: WRITE %s", name, fl,
+						    ret_name(ret));
+			ret = gupdev_unpin(&self->dev, req.id, GUP_UNPIN_DIRTY);
+			EXPECT_EQ(want, ret) TH_LOG("%s %s: UNPIN DIRTY %s",
+						    name, fl, ret_name(ret));
+			if (ret)
+				ASSERT_RET(0, gupdev_unpin(&self->dev, req.id,
+							   0));
 		}
 	}
 }
@@ -902,7 +1007,9 @@ TEST_F(gup_test, force_write_readonly_private)
 /*
  * Fresh anon memory pinned without FOLL_WRITE is the shared zero page on
  * 6.1: STATE calls it "other", READ gives zeros and WRITE is refused
- * (-EPERM) since it would change every process's zeros.
+ * (-EPERM) twice over: a read pin of anon memory is not writable (the
+ * write rule), and the zero page never is (it would change every
+ * process's zeros).
  */
 TEST_F(gup_test, zero_page_write_refused)
 {
@@ -1033,12 +1140,548 @@ TEST_F(gup_test, max_pages_total_enospc)
 	/* The teardown's close() releases the pins. */
 }
 
+/* ---- the write rule (uapi header, docs/driver.md) ---- */
+
+/* debugfs counters' "total" write_refused and dirty_refused. */
+static int refusals(unsigned long long *writes, unsigned long long *dirty)
+{
+	static char buf[DEBUGFS_MAX];
+	int ret = debugfs_load("counters", buf);
+
+	if (!ret)
+		ret = line_value(buf, "total ", "write_refused", writes);
+	if (!ret)
+		ret = line_value(buf, "total ", "dirty_refused", dirty);
+	return ret;
+}
+
+/* Lines of debugfs "pins" for pin @id that hold @token. */
+static int pin_line_has(__u32 id, const char *token)
+{
+	static char buf[DEBUGFS_MAX];
+	char prefix[32];
+	int ret = debugfs_load("pins", buf);
+
+	if (ret)
+		return ret;
+	snprintf(prefix, sizeof(prefix), "id=%u ", id);
+	return count_lines(buf, prefix, token);
+}
+
+/*
+ * Pin @id is read-only under the write rule: debugfs shows writable=no,
+ * WRITE and a dirtying UNPIN fail with EPERM and are counted, nothing is
+ * written and the pin stays; then it is released clean.
+ */
+static void expect_read_only_pin(struct __test_metadata *_metadata,
+				 struct gupdev *dev, __u32 id)
+{
+	unsigned long long w0 = 0, d0 = 0, w1 = 0, d1 = 0;
+	unsigned char before[64], after[64], junk[64];
+
+	EXPECT_EQ(1, pin_line_has(id, " writable=no"))
+		TH_LOG("%s/pins does not show pin %u writable=no",
+		       GUP_PIN_TEST_DEBUGFS, id);
+	ASSERT_RET(0, refusals(&w0, &d0));
+	ASSERT_RET(0, gupdev_read(dev, id, 0, before, sizeof(before)));
+	memset(junk, 0xee, sizeof(junk));
+	EXPECT_RET(-EPERM, gupdev_write(dev, id, 0, junk, sizeof(junk)));
+	EXPECT_RET(-EPERM, gupdev_unpin(dev, id, GUP_UNPIN_DIRTY));
+	/* Still pinned: READ finds it, and it is unchanged. */
+	ASSERT_RET(0, gupdev_read(dev, id, 0, after, sizeof(after)));
+	EXPECT_EQ(0, memcmp(before, after, sizeof(after)))
+		TH_LOG("a refused WRITE changed the page");
+	ASSERT_RET(0, refusals(&w1, &d1));
+	EXPECT_EQ(w0 + 1, w1) TH_LOG("write_refused after one refusal");
+	EXPECT_EQ(d0 + 1, d1) TH_LOG("dirty_refused after one refusal");
+	EXPECT_RET(0, gupdev_unpin(dev, id, 0));
+}
+
+/* One page at @addr, pinned by @method without flags: a read pin. */
+static __u32 read_pin(struct __test_metadata *_metadata, struct gupdev *dev,
+		      void *addr, unsigned int method)
+{
+	struct gup_pin_req req;
+	int ret = gupdev_pin(dev, addr, ps, method, 0, &req);
+
+	ASSERT_EQ(0, ret) TH_LOG("%s: %s", gup_method_name(method),
+				 ret_name(ret));
+	ASSERT_EQ(1U, req.nr_pinned) TH_LOG("%s", gup_method_name(method));
+	return req.id;
+}
+
+/* The file at @fd still holds map_ext4()'s pattern. */
+static void expect_file_unchanged(struct __test_metadata *_metadata, int fd,
+				  size_t len)
+{
+	unsigned char *want = malloc(len), *got = malloc(len);
+
+	ASSERT_NE(NULL, want);
+	ASSERT_NE(NULL, got);
+	fill(want, len, 7);
+	ASSERT_EQ((ssize_t)len, pread(fd, got, len, 0))
+		TH_LOG("pread: %s", strerror(errno));
+	EXPECT_EQ(0, memcmp(want, got, len)) TH_LOG("the file changed");
+	free(want);
+	free(got);
+}
+
+/*
+ * The oops of issue 12: a read pin of the vDSO (kernel read-only data,
+ * read-only in the direct map too), then WRITE: "BUG: unable to handle
+ * page fault" before the rule.  Every method; the page is no file's and
+ * nobody's anonymous memory (kind "other").
+ */
+TEST_F(gup_test, vdso_read_pin_write_refused)
+{
+	unsigned char *vdso = (unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	struct gup_page_state st;
+	unsigned int method;
+	__u32 id, n;
+
+	if (!vdso)
+		SKIP(return, "no vDSO: getauxval(AT_SYSINFO_EHDR) is 0");
+	for (method = 0; method < GUP_PIN_METHOD_COUNT; method++) {
+		id = read_pin(_metadata, &self->dev, vdso, method);
+		n = 1;
+		ASSERT_RET(0, gupdev_state(&self->dev, id, 0, &st, &n));
+		EXPECT_EQ((__u32)GUP_PAGE_OTHER, st.kind)
+			TH_LOG("%s: kind %s", gup_method_name(method),
+			       gup_page_kind_name(st.kind));
+		expect_read_only_pin(_metadata, &self->dev, id);
+	}
+	EXPECT_EQ(0, memcmp(vdso, "\177ELF", 4));
+}
+
+/*
+ * get_user_pages without FOLL_WRITE takes the page a fork child shares
+ * (FOLL_GET does not unshare): a write through it would change the
+ * child's memory.
+ */
+TEST_F(gup_test, fork_shared_anon_read_pin_write_refused)
+{
+	unsigned char *map = map_anon(_metadata, &self->mem, 1);
+	struct gup_page_state st;
+	int go[2], status = -1;
+	__u32 id, n = 1;
+	pid_t kid;
+
+	memset(map, 'P', ps);
+	ASSERT_EQ(0, pipe(go));
+	kid = fork();
+	ASSERT_LE(0, kid);
+	if (!kid) {
+		char c;
+		size_t i;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		for (i = 0; i < ps; i++)
+			if (map[i] != 'P')
+				_exit(1);
+		_exit(0);
+	}
+	close(go[0]);
+	id = read_pin(_metadata, &self->dev, map, GUP_PIN_METHOD_GET);
+	ASSERT_RET(0, gupdev_state(&self->dev, id, 0, &st, &n));
+	EXPECT_EQ(2, st.mapcount) TH_LOG("the page is not shared with the child");
+	expect_read_only_pin(_metadata, &self->dev, id);
+	EXPECT_EQ(1, write(go[1], "x", 1));
+	close(go[1]);
+	ASSERT_EQ(kid, waitpid(kid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("the child's memory changed (status %#x)", status);
+}
+
+/*
+ * MAP_PRIVATE of a file opened O_RDONLY: a read pin takes the page cache
+ * page itself; a write through it would change the file.
+ */
+TEST_F(gup_test, private_file_read_pin_write_refused)
+{
+	unsigned char *map;
+	struct gup_page_state st;
+	__u32 id, n = 1;
+
+	map = map_ext4(_metadata, &self->mem, self->ext4_path, 1, true, true,
+		       TARGET_PREFAULT_READ);
+	id = read_pin(_metadata, &self->dev, map, GUP_PIN_METHOD_PIN);
+	ASSERT_RET(0, gupdev_state(&self->dev, id, 0, &st, &n));
+	EXPECT_EQ((__u32)GUP_PAGE_FILE, st.kind)
+		TH_LOG("kind %s", gup_page_kind_name(st.kind));
+	expect_read_only_pin(_metadata, &self->dev, id);
+	expect_file_unchanged(_metadata, self->mem.fd, ps);
+}
+
+/*
+ * The same mapping taken with FOLL_WRITE|FOLL_FORCE (the debugger's
+ * breakpoint): GUP breaks COW, the pin holds an anonymous copy, which may
+ * be written and dirtied; the user sees it, the file does not change.
+ * get_user_pages, as gup-v7 refuses FOLL_PIN writes to private file
+ * mappings too (EFAULT); with ALLOW_BROKEN where the kernel has it (gup-v1
+ * WARNs on a GUP write to any non-shmem file mapping otherwise).
+ */
+TEST_F(gup_test, private_file_write_pin_is_a_cow_copy)
+{
+	unsigned int flags = GUP_PIN_FLAG_WRITE | GUP_PIN_FLAG_FORCE;
+	unsigned char pat[64], *map;
+	struct gup_page_state st;
+	struct gup_pin_req req;
+	__u32 n = 1;
+
+	if (self->dev.ver.features & GUP_PIN_FEATURE_ALLOW_BROKEN)
+		flags |= GUP_PIN_FLAG_ALLOW_BROKEN;
+	map = map_ext4(_metadata, &self->mem, self->ext4_path, 1, true, true,
+		       TARGET_PREFAULT_READ);
+	ASSERT_RET(0, gupdev_pin(&self->dev, map, ps, GUP_PIN_METHOD_GET,
+				 flags, &req));
+	ASSERT_EQ(1U, req.nr_pinned);
+	ASSERT_RET(0, gupdev_state(&self->dev, req.id, 0, &st, &n));
+	EXPECT_EQ((__u32)GUP_PAGE_ANON, st.kind)
+		TH_LOG("kind %s", gup_page_kind_name(st.kind));
+	EXPECT_EQ(1, pin_line_has(req.id, " writable=yes"));
+	fill(pat, sizeof(pat), 5);
+	EXPECT_RET(0, gupdev_write(&self->dev, req.id, 64, pat, sizeof(pat)));
+	EXPECT_RET(0, gupdev_unpin(&self->dev, req.id, GUP_UNPIN_DIRTY));
+	EXPECT_EQ(0, memcmp(map + 64, pat, sizeof(pat)))
+		TH_LOG("the user mapping does not see the COW copy");
+	expect_file_unchanged(_metadata, self->mem.fd, ps);
+}
+
+/* A memfd sealed against writes: only read-only mappings are left. */
+TEST_F(gup_test, sealed_memfd_read_pin_write_refused)
+{
+	unsigned char *buf = malloc(ps);
+	int fd;
+
+	ASSERT_NE(NULL, buf);
+	fd = memfd_create("driver_selftest", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	ASSERT_LE(0, fd) TH_LOG("memfd_create: %s", strerror(errno));
+	self->mem.fd = fd;
+	fill(buf, ps, 7);
+	ASSERT_EQ((ssize_t)ps, pwrite(fd, buf, ps, 0));
+	ASSERT_EQ(0, fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK |
+			   F_SEAL_GROW)) TH_LOG("F_ADD_SEALS: %s", strerror(errno));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, ps, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, fd, 0));
+	self->mem.map = mmap(NULL, ps, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, self->mem.map) TH_LOG("mmap: %s", strerror(errno));
+	self->mem.map_len = ps;
+	expect_read_only_pin(_metadata, &self->dev,
+			     read_pin(_metadata, &self->dev, self->mem.map,
+				      GUP_PIN_METHOD_PIN_FAST));
+	expect_file_unchanged(_metadata, fd, ps);
+	free(buf);
+}
+
+/* One page of @path, opened O_RDONLY, mapped MAP_SHARED PROT_READ, read. */
+static void map_read_only(struct __test_metadata *_metadata,
+			  struct target *mem, const char *path)
+{
+	const struct target_spec spec = {
+		.kind = TARGET_FILE,
+		.path = path,
+		.read_only = true,
+		.length = ps,
+		.prefault = TARGET_PREFAULT_READ,
+	};
+
+	mem_setup(_metadata, mem, &spec);
+}
+
+static void make_test_mnt(struct __test_metadata *_metadata)
+{
+	ASSERT_TRUE(!mkdir(TEST_MNT, 0700) || errno == EEXIST)
+		TH_LOG("mkdir %s: %s", TEST_MNT, strerror(errno));
+}
+
+/*
+ * A file on a read-only mount (a read-only bind mount of the scratch
+ * ext4): it cannot be opened for writing, so it has no writable shared
+ * mapping, and a read pin of it is not written.
+ */
+TEST_F(gup_test, ro_mount_read_pin_write_refused)
+{
+	char ro_path[PATH_MAX];
+
+	write_ext4_file(_metadata, self->ext4_path, 1);
+	make_test_mnt(_metadata);
+	ASSERT_EQ(0, mount(ext4_dir, TEST_MNT, NULL, MS_BIND, NULL))
+		TH_LOG("bind mount %s: %s", ext4_dir, strerror(errno));
+	self->mounted = true;
+	ASSERT_EQ(0, mount(NULL, TEST_MNT, NULL,
+			   MS_REMOUNT | MS_BIND | MS_RDONLY, NULL))
+		TH_LOG("remount read-only: %s", strerror(errno));
+	snprintf(ro_path, sizeof(ro_path), "%s/%s", TEST_MNT,
+		 strrchr(self->ext4_path, '/') + 1);
+	EXPECT_EQ(-1, open(ro_path, O_RDWR | O_CLOEXEC));
+	EXPECT_EQ(EROFS, errno);
+	map_read_only(_metadata, &self->mem, ro_path);
+	expect_read_only_pin(_metadata, &self->dev,
+			     read_pin(_metadata, &self->dev, self->mem.addr,
+				      GUP_PIN_METHOD_GET_FAST));
+	expect_file_unchanged(_metadata, self->mem.fd, ps);
+}
+
+/*
+ * Attach @image read-only to a free loop device, its path in @dev; the
+ * returned fd holds it: LO_FLAGS_AUTOCLEAR detaches it once that fd is
+ * closed and nothing else (a mount) uses it.
+ */
+static int loop_attach(struct __test_metadata *_metadata, const char *image,
+		       char *dev, size_t size)
+{
+	struct loop_info64 info = { .lo_flags = LO_FLAGS_AUTOCLEAR };
+	int ctl, nr, lfd, ifd;
+
+	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, ctl) TH_LOG("/dev/loop-control: %s", strerror(errno));
+	nr = ioctl(ctl, LOOP_CTL_GET_FREE);
+	close(ctl);
+	ASSERT_LE(0, nr) TH_LOG("LOOP_CTL_GET_FREE: %s", strerror(errno));
+	snprintf(dev, size, "/dev/loop%d", nr);
+	lfd = open(dev, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, lfd) TH_LOG("%s: %s", dev, strerror(errno));
+	ifd = open(image, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, ifd) TH_LOG("%s: %s", image, strerror(errno));
+	ASSERT_EQ(0, ioctl(lfd, LOOP_SET_FD, ifd))
+		TH_LOG("LOOP_SET_FD %s: %s", dev, strerror(errno));
+	close(ifd);
+	ASSERT_EQ(0, ioctl(lfd, LOOP_SET_STATUS64, &info))
+		TH_LOG("LOOP_SET_STATUS64 %s: %s", dev, strerror(errno));
+	return lfd;
+}
+
+/*
+ * iso9660 (isofs_aops has no ->dirty_folio: 6.1's folio_mark_dirty()
+ * would call a NULL pointer, with the folio locked): a read pin of a
+ * MAP_SHARED mapping of a file there is neither written nor dirtied.
+ */
+TEST_F(gup_test, iso9660_read_pin_unpin_dirty_refused)
+{
+	char loopdev[32], path[PATH_MAX];
+	struct gup_page_state st;
+	__u32 id, n = 1;
+	int lfd, ret;
+
+	if (!ro_image)
+		SKIP(return, "%s",
+		     "no iso9660 image: give driver_selftest EXT4_DIR RO_IMAGE (tests/lab/20-driver.sh builds one)");
+	if (access(ro_image, R_OK))
+		SKIP(return, "iso9660 image %s: %s", ro_image, strerror(errno));
+	make_test_mnt(_metadata);
+	lfd = loop_attach(_metadata, ro_image, loopdev, sizeof(loopdev));
+	ret = mount(loopdev, TEST_MNT, "iso9660", MS_RDONLY, NULL);
+	close(lfd);
+	ASSERT_EQ(0, ret) TH_LOG("mount %s (%s) iso9660: %s", loopdev,
+				 ro_image, strerror(errno));
+	self->mounted = true;
+	snprintf(path, sizeof(path), "%s/%s", TEST_MNT, RO_IMAGE_FILE);
+	map_read_only(_metadata, &self->mem, path);
+	id = read_pin(_metadata, &self->dev, self->mem.addr, GUP_PIN_METHOD_PIN);
+	ASSERT_RET(0, gupdev_state(&self->dev, id, 0, &st, &n));
+	EXPECT_EQ((__u32)GUP_PAGE_FILE, st.kind)
+		TH_LOG("kind %s", gup_page_kind_name(st.kind));
+	EXPECT_STREQ("iso9660", st.fs_name);
+	expect_read_only_pin(_metadata, &self->dev, id);
+}
+
+/*
+ * The 2018 route stays open: a read pin of a writable MAP_SHARED ext4
+ * mapping, munmap, then WRITE and UNPIN with GUP_UNPIN_DIRTY succeed (the
+ * verdict was taken at pin time).  Dirtied only once the page is seen to
+ * have buffers (ext4_dirty_folio() WARNs otherwise): the user write just
+ * before attached them.
+ */
+TEST_F(gup_test, ext4_2018_route_allowed)
+{
+	unsigned char pat[64], back[64], *map;
+	struct gup_page_state st;
+	struct gup_pin_req req;
+	__u32 n = 1;
+
+	map = map_ext4(_metadata, &self->mem, self->ext4_path, 1, false, false,
+		       TARGET_PREFAULT_WRITE);
+	ASSERT_RET(0, gupdev_pin(&self->dev, map, ps, GUP_PIN_METHOD_PIN, 0,
+				 &req));
+	ASSERT_EQ(1U, req.nr_pinned);
+	EXPECT_EQ(1, pin_line_has(req.id, " writable=yes"));
+	ASSERT_EQ(0, munmap(self->mem.map, self->mem.map_len));
+	self->mem.map = MAP_FAILED;
+	ASSERT_RET(0, gupdev_state(&self->dev, req.id, 0, &st, &n));
+	if (!(st.state & GUP_PAGE_HAS_BUFFERS))
+		SKIP(return, "page has no buffers: dirtying it would WARN");
+	fill(pat, sizeof(pat), 11);
+	ASSERT_RET(0, gupdev_write(&self->dev, req.id, 256, pat, sizeof(pat)));
+	ASSERT_RET(0, gupdev_unpin(&self->dev, req.id, GUP_UNPIN_DIRTY));
+	ASSERT_EQ((ssize_t)sizeof(back),
+		  pread(self->mem.fd, back, sizeof(back), 256));
+	EXPECT_EQ(0, memcmp(pat, back, sizeof(pat)))
+		TH_LOG("read(2) does not see the write through the pin");
+}
+
+/* ---- page state ---- */
+
+/* STATE's index of page @page of pin @id. */
+static __u64 state_index(struct __test_metadata *_metadata,
+			 struct gupdev *dev, __u32 id, __u32 page)
+{
+	struct gup_page_state st;
+	__u32 n = 1;
+
+	ASSERT_RET(0, gupdev_state(dev, id, page, &st, &n));
+	EXPECT_EQ((__u32)GUP_PAGE_HUGETLB, st.kind)
+		TH_LOG("kind %s", gup_page_kind_name(st.kind));
+	return st.index;
+}
+
+/*
+ * Pages 5, 6 and the last of the second huge page of @mem (two huge pages
+ * from offset 0 of their file): STATE counts PAGE_SIZE pages, where 6.1's
+ * hugetlb folio->index counts huge pages.
+ */
+static void expect_hugetlb_indexes(struct __test_metadata *_metadata,
+				   struct gupdev *dev, unsigned char *map)
+{
+	size_t per_huge = TARGET_HUGE_PAGE_SIZE / ps;
+	struct gup_pin_req req;
+
+	memset(map, 0x11, 2 * TARGET_HUGE_PAGE_SIZE);
+	ASSERT_RET(0, gupdev_pin(dev, map + (per_huge + 5) * ps, 2 * ps,
+				 GUP_PIN_METHOD_PIN, 0, &req));
+	ASSERT_EQ(2U, req.nr_pinned);
+	EXPECT_EQ(per_huge + 5, state_index(_metadata, dev, req.id, 0));
+	EXPECT_EQ(per_huge + 6, state_index(_metadata, dev, req.id, 1));
+	EXPECT_RET(0, gupdev_unpin(dev, req.id, 0));
+	ASSERT_RET(0, gupdev_pin(dev, map + (2 * per_huge - 1) * ps, ps,
+				 GUP_PIN_METHOD_GET_FAST, 0, &req));
+	EXPECT_EQ(2 * per_huge - 1, state_index(_metadata, dev, req.id, 0));
+	EXPECT_RET(0, gupdev_unpin(dev, req.id, 0));
+}
+
+/* A hugetlb memfd, MAP_SHARED: page cache indexes. */
+TEST_F(gup_test, hugetlb_file_state_index_in_pages)
+{
+	const struct target_spec spec = {
+		.kind = TARGET_HUGETLB,
+		.length = 2 * TARGET_HUGE_PAGE_SIZE,
+	};
+
+	if (target_setup(&self->mem, &spec))
+		SKIP(return, "%s", self->mem.err);
+	expect_hugetlb_indexes(_metadata, &self->dev, self->mem.addr);
+}
+
+/* MAP_PRIVATE|MAP_HUGETLB: anonymous hugetlb folios, linear indexes. */
+TEST_F(gup_test, hugetlb_anon_state_index_in_pages)
+{
+	self->mem.map = mmap(NULL, 2 * TARGET_HUGE_PAGE_SIZE,
+			     PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (self->mem.map == MAP_FAILED)
+		SKIP(return, "mmap MAP_HUGETLB of 2 huge pages: %s",
+		     strerror(errno));
+	self->mem.map_len = 2 * TARGET_HUGE_PAGE_SIZE;
+	expect_hugetlb_indexes(_metadata, &self->dev, self->mem.map);
+}
+
+/* ---- privileges ---- */
+
+/*
+ * In a child: become nobody, then try the device and every debugfs file;
+ * the exit status says which step went wrong (0: all refused).
+ */
+static int unprivileged_child(void)
+{
+	static const char * const files[] = { "pins", "counters", "version" };
+	char path[256];
+	size_t i;
+	int fd;
+
+	if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+		return 10;
+	fd = open(GUP_PIN_TEST_DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd >= 0)
+		return 1;
+	if (errno != EACCES && errno != EPERM)
+		return 2;
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "%s/%s", GUP_PIN_TEST_DEBUGFS,
+			 files[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			return 3 + i;
+		if (errno != EACCES)
+			return 6 + i;
+	}
+	return 0;
+}
+
+/* An unprivileged user cannot open the device nor read debugfs. */
+TEST_F(gup_test, unprivileged_open_refused)
+{
+	int status = -1;
+	pid_t kid = fork();
+
+	ASSERT_LE(0, kid);
+	if (!kid)
+		_exit(unprivileged_child());
+	ASSERT_EQ(kid, waitpid(kid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("status %#x", status);
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("as uid %d: %s", NOBODY,
+		       WEXITSTATUS(status) == 10 ? "cannot become nobody" :
+		       WEXITSTATUS(status) == 1 ? "opened the device" :
+		       WEXITSTATUS(status) == 2 ? "device: not EACCES/EPERM" :
+		       WEXITSTATUS(status) < 6 ? "opened a debugfs file" :
+		       "debugfs: not EACCES");
+}
+
+/*
+ * Root without CAP_SYS_ADMIN passes the device's mode (0600, root's) but
+ * not the driver's own check: EPERM.
+ */
+TEST_F(gup_test, open_without_cap_sys_admin_eperm)
+{
+	int status = -1;
+	pid_t kid = fork();
+
+	ASSERT_LE(0, kid);
+	if (!kid) {
+		struct __user_cap_header_struct h = {
+			.version = _LINUX_CAPABILITY_VERSION_3,
+		};
+		struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+		if (syscall(SYS_capget, &h, d))
+			_exit(10);
+		d[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &=
+			~CAP_TO_MASK(CAP_SYS_ADMIN);
+		if (syscall(SYS_capset, &h, d))
+			_exit(11);
+		if (open(GUP_PIN_TEST_DEVICE, O_RDWR | O_CLOEXEC) >= 0)
+			_exit(1);
+		_exit(errno == EPERM ? 0 : 2);
+	}
+	ASSERT_EQ(kid, waitpid(kid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("status %#x", status);
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("%s", WEXITSTATUS(status) >= 10 ? "capget/capset failed" :
+		       WEXITSTATUS(status) == 1 ? "opened the device" :
+		       "open failed, but not with EPERM");
+}
+
 /* ---- concurrency ---- */
 
 #define SMOKE_ITERS	150
 #define SMOKE_PAGES	8
 
-/* Pin, write, read back, look, unpin on its own anon range; 0 or -1. */
+/*
+ * Pin, write, read back, look, unpin on its own anon range; 0 or -1.  Odd
+ * rounds pin with FOLL_WRITE; even rounds take read pins, which refuse
+ * WRITE and a dirtying UNPIN (the write rule) and are then released clean.
+ */
 static int smoke_worker(struct gupdev *dev, unsigned int seed)
 {
 	const struct target_spec spec = {
@@ -1058,22 +1701,28 @@ static int smoke_worker(struct gupdev *dev, unsigned int seed)
 	for (i = 0; i < SMOKE_ITERS && !ret; i++) {
 		unsigned int method = (i + seed) % GUP_PIN_METHOD_COUNT;
 		__u64 off = (i * 97) % (mem.len - sizeof(in));
+		bool write = i & 1;
+		unsigned int dirty = i % 3 ? 0 : GUP_UNPIN_DIRTY;
 		__u32 n = SMOKE_PAGES;
 
 		if (gupdev_pin(dev, mem.addr, mem.len, method,
-			       i & 1 ? GUP_PIN_FLAG_WRITE : 0, &req) ||
+			       write ? GUP_PIN_FLAG_WRITE : 0, &req) ||
 		    req.nr_pinned != SMOKE_PAGES) {
 			ret = -1;
 			break;
 		}
 		fill(in, sizeof(in), seed + i);
-		if (gupdev_write(dev, req.id, off, in, sizeof(in)) ||
+		if (gupdev_write(dev, req.id, off, in, sizeof(in)) !=
+		    (write ? 0 : -EPERM) ||
 		    gupdev_read(dev, req.id, off, out, sizeof(out)) ||
-		    memcmp(in, out, sizeof(in)) ||
+		    (write && memcmp(in, out, sizeof(in))) ||
 		    gupdev_state(dev, req.id, 0, st, &n) ||
 		    n != SMOKE_PAGES || st[0].kind != GUP_PAGE_ANON)
 			ret = -1;
-		if (gupdev_unpin(dev, req.id, i % 3 ? 0 : GUP_UNPIN_DIRTY))
+		if (!write && dirty &&
+		    gupdev_unpin(dev, req.id, dirty) != -EPERM)
+			ret = -1;
+		if (gupdev_unpin(dev, req.id, write ? dirty : 0))
 			ret = -1;
 	}
 	target_teardown(&mem);
@@ -1154,11 +1803,12 @@ TEST_F_TIMEOUT(gup_test, concurrency_smoke, 120)
 }
 
 /*
- * Refusals are counted per method and flag mix, one line per bucket; the
+ * Outcomes are counted per method and flag mix, one line per bucket; the
  * format is stable (docs/ABI/debugfs-gup_pin_test).  @buckets: the number
- * of bucket lines; @refused: refused= of get_user_pages with LONGTERM.
+ * of bucket lines; @val: @key= of pin_user_pages with ALLOW_BROKEN.
  */
-static int gup_longterm_refused(int *buckets, unsigned long long *refused)
+static int allow_broken_bucket(const char *key, int *buckets,
+			       unsigned long long *val)
 {
 	static char buf[DEBUGFS_MAX];
 	char fl[64], prefix[128];
@@ -1167,28 +1817,68 @@ static int gup_longterm_refused(int *buckets, unsigned long long *refused)
 	if (ret)
 		return ret;
 	snprintf(prefix, sizeof(prefix), "pin method=%s flags=%s ",
-		 gup_method_name(GUP_PIN_METHOD_GET),
-		 gup_flags_str(GUP_PIN_FLAG_LONGTERM, fl, sizeof(fl)));
+		 gup_method_name(GUP_PIN_METHOD_PIN),
+		 gup_flags_str(GUP_PIN_FLAG_ALLOW_BROKEN, fl, sizeof(fl)));
 	*buckets = count_lines(buf, "pin method=", NULL);
-	return line_value(buf, prefix, "refused", refused);
+	return line_value(buf, prefix, key, val);
 }
 
+/* ALLOW_BROKEN counts as refused= without the kernel flag, else full=. */
 TEST_F(gup_test, counters_format)
 {
-	unsigned long long before = 0, after = 0;
+	bool have = self->dev.ver.features & GUP_PIN_FEATURE_ALLOW_BROKEN;
+	const char *key = have ? "full" : "refused";
 	unsigned char *map = map_anon(_metadata, &self->mem, 1);
+	unsigned long long before = 0, after = 0;
 	struct gup_pin_req req;
-	int buckets = 0;
+	int buckets = 0, ret;
 
-	ASSERT_RET(0, gup_longterm_refused(&buckets, &before));
-	ASSERT_RET(-EINVAL, gupdev_pin(&self->dev, map, ps, GUP_PIN_METHOD_GET,
-				       GUP_PIN_FLAG_LONGTERM, &req));
-	ASSERT_RET(0, gup_longterm_refused(&buckets, &after));
+	ASSERT_RET(0, allow_broken_bucket(key, &buckets, &before));
+	ret = gupdev_pin(&self->dev, map, ps, GUP_PIN_METHOD_PIN,
+			 GUP_PIN_FLAG_ALLOW_BROKEN, &req);
+	EXPECT_RET(have ? 0 : -EOPNOTSUPP, ret);
+	if (!ret)
+		EXPECT_RET(0, gupdev_unpin(&self->dev, req.id, 0));
+	ASSERT_RET(0, allow_broken_bucket(key, &buckets, &after));
 	EXPECT_EQ((int)(GUP_PIN_METHOD_COUNT * (GUP_PIN_FLAGS_ALL + 1)),
 		  buckets)
 		TH_LOG("bucket lines in %s/counters", GUP_PIN_TEST_DEBUGFS);
 	EXPECT_EQ(before + 1, after)
-		TH_LOG("get_user_pages LONGTERM refused= after one refusal");
+		TH_LOG("pin_user_pages ALLOW_BROKEN %s= after one call", key);
+}
+
+/*
+ * GUP_PIN_FLAG_ALLOW_BROKEN where the kernel has no
+ * FOLL_ALLOW_BROKEN_FILE_MAPPING (the version's features say so): EOPNOTSUPP
+ * from every method, before GUP, nothing kept.  Where it has it,
+ * pin_user_pages takes it (only the slow method: 6.1's
+ * internal_get_user_pages_fast() WARNs on a FOLL_* bit outside its mask,
+ * mm/gup.c:3047, unless a series adds it there).
+ */
+TEST_F(gup_test, allow_broken_follows_features)
+{
+	unsigned char *map = map_anon(_metadata, &self->mem, 1);
+	struct gup_pin_req req;
+	unsigned int method;
+	int ret;
+
+	if (self->dev.ver.features & GUP_PIN_FEATURE_ALLOW_BROKEN) {
+		ASSERT_RET(0, gupdev_pin(&self->dev, map, ps,
+					 GUP_PIN_METHOD_PIN,
+					 GUP_PIN_FLAG_ALLOW_BROKEN, &req));
+		EXPECT_EQ(1U, req.nr_pinned);
+		EXPECT_RET(0, gupdev_unpin(&self->dev, req.id, 0));
+		return;
+	}
+	for (method = 0; method < GUP_PIN_METHOD_COUNT; method++) {
+		ret = gupdev_pin(&self->dev, map, ps, method,
+				 GUP_PIN_FLAG_ALLOW_BROKEN | GUP_PIN_FLAG_WRITE,
+				 &req);
+		EXPECT_EQ(-EOPNOTSUPP, ret) TH_LOG("%s: %s",
+						   gup_method_name(method),
+						   ret_name(ret));
+	}
+	expect_nothing_pinned(_metadata, "after the refusals");
 }
 
 TEST_F(gup_test, nothing_pinned_at_end)
@@ -1227,13 +1917,15 @@ static void __attribute__((constructor)) __constructor_order_last(void)
 
 int main(int argc, char **argv)
 {
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
-		fprintf(stderr, "usage: %s [EXT4_DIR]   (default %s)\n",
+	if (argc > 3 || (argc >= 2 && argv[1][0] == '-')) {
+		fprintf(stderr, "usage: %s [EXT4_DIR [RO_IMAGE]]   (default %s, no image)\n",
 			argv[0], ext4_dir);
 		return 2;
 	}
-	if (argc == 2)
+	if (argc >= 2)
 		ext4_dir = argv[1];
+	if (argc == 3)
+		ro_image = argv[2];
 	ps = (size_t)sysconf(_SC_PAGESIZE);
 	read_taint(&taint_at_start);
 	return test_harness_run(argc, argv);

@@ -25,10 +25,13 @@ else
 	printf '%s\n' "$out" | tail -20 | sed 's/^/# /'
 fi
 
+# Each flavour's series in order, on one pristine copy: a series may build
+# on the one before it (gup-v9 on gup-v7).
 for f in $(all_flavours); do
+	work=$(mktemp -d)
+	cp -al "$(patches/unpack-source.sh "$(flavour_source_pkg "$f")")" "$work/t"
+	base="pristine $(source_pkg_version "$(flavour_source_pkg "$f")")"
 	for s in $(flavour_series "$f"); do
-		work=$(mktemp -d)
-		cp -al "$tree" "$work/t"
 		ok=1
 		for p in patches/"$s"/*.patch; do
 			out=$(patch -d "$work/t" -p1 -F0 --dry-run <"$p" 2>&1) || ok=0
@@ -36,13 +39,14 @@ for f in $(all_flavours); do
 			! grep -qE 'fuzz|offset' <<<"$out" || ok=0
 			patch -d "$work/t" -p1 -F0 -s --no-backup-if-mismatch <"$p" >/dev/null 2>&1 || ok=0
 		done
-		rm -rf "$work"
 		if [ "$ok" = 1 ]; then
-			tap_ok "$f: series $s applies to pristine $(source_pkg_version) with no fuzz or offset"
+			tap_ok "$f: series $s applies to $base with no fuzz or offset"
 		else
-			tap_not_ok "$f: series $s does not apply cleanly"
+			tap_not_ok "$f: series $s does not apply cleanly to $base"
 		fi
+		base="$base + $s"
 	done
+	rm -rf "$work"
 done
 
 tap_done

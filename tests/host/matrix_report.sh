@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Host tests of gupctl report (synthetic matrix documents in,
 # docs/matrix.md and the SVG out; --collect: a synthetic console with
-# markers and kernel reports in, FLAVOUR.json out) and of the command lines
-# of matrix and xcheck.  Needs no /dev/gup_test (the test that needs it
+# markers and kernel reports and a planted source tree in, FLAVOUR.json
+# out: expected WARNINGs attributed to their cells) and of the command
+# lines of matrix and xcheck.  Needs no /dev/gup_test (the test that needs it
 # absent is skipped if it is there).
 # Output: TAP version 13.  Exit status: 0 if every test passed.
 #
@@ -28,11 +29,11 @@ check() {
 	fi
 }
 
-# md_cell MD FLAVOUR BACKING STATE COLUMN: the symbol in FLAVOUR's table
-# at row BACKING STATE, column COLUMN (e.g. "pinF W"); empty if blank.
-md_cell() {
+# md_str MD FLAVOUR BACKING STATE FLAGS: the string of symbols in
+# FLAVOUR's table at row BACKING STATE, column FLAGS (e.g. "WL").
+md_str() {
 	awk -F'|' -v head="## Flavour \`$2\`" -v b="$3" -v s="$4" -v c="$5" '
-		function trim(x) { gsub(/^ +| +$/, "", x); return x }
+		function trim(x) { gsub(/^ +| +$|`/, "", x); return x }
 		$0 == head { in_fl = 1; next }
 		in_fl && /^## / { exit }
 		in_fl && /^\| backing \|/ {
@@ -45,11 +46,9 @@ md_cell() {
 	' "$1"
 }
 
-# cell_is DESC MD FLAVOUR BACKING STATE COLUMN WANT
-cell_is() {
-	local got
-	got=$(md_cell "$2" "$3" "$4" "$5" "$6")
-	tap_is "$got" "$7" "$1"
+# str_is DESC MD FLAVOUR BACKING STATE FLAGS WANT
+str_is() {
+	tap_is "$(md_str "$2" "$3" "$4" "$5" "$6")" "$7" "$1"
 }
 
 # section MD HEADING: the lines from "## HEADING" to the next "## ".
@@ -61,34 +60,57 @@ section() {
 	' "$1"
 }
 
-# ---- Synthetic documents: two flavours, a few cells each ----
+# ---- Synthetic documents ----
 
-# cell METHOD FLAGS BACKING STATE EXPECTED EXP_ERRNO MEASURED MEAS_ERRNO
-#      MATCH REASON: one cell of a matrix document ("-": no errno).  The
-# index is computed here from the documented cell order (gupctl.h), so
-# that report's check of it is tested too.
-cell() {
-	jq -nc --arg m "$1" --arg f "$2" --arg b "$3" --arg s "$4" \
-		--arg exp "$5" --arg experr "$6" --arg meas "$7" \
-		--arg measerr "$8" --argjson match "$9" --arg reason "${10}" '
-	def pos(l; v): l | index(v);
-	def errno(e): if e == "-" then null else e end;
-	((pos(["anon-private", "shmem-memfd", "hugetlb-memfd", "tmpfs-shared",
-	       "ext4-shared", "ext4-private", "ext4-shared-ro", "ramfs-shared"]; $b)
-	  * 3 + pos(["untouched", "read-faulted", "write-faulted"]; $s)) * 4 +
-	 pos(["pin_user_pages", "pin_user_pages_fast", "get_user_pages",
-	      "get_user_pages_fast"]; $m)) as $bsm |
-	{index: ($bsm * 4 + pos(["none", "WRITE", "LONGTERM", "WRITE|LONGTERM"]; $f) + 1),
-	 backing: $b, state: $s, method: $m, flags: $f,
-	 expected: {outcome: $exp, errno: errno($experr), reason: $reason},
+# The matrix's axes in cell order (docs/gupctl.md, "gupctl matrix"): the
+# index of a cell is computed here, so that report's check of it is
+# tested too.
+JQLIB='
+def backings: ["anon-private", "anon-thp", "shmem-memfd", "shmem-thp",
+	"hugetlb-memfd", "tmpfs-shared", "ext4-shared", "ext4-private",
+	"ext4-shared-ro", "ext4-private-ro", "ramfs-shared"];
+def states: ["untouched", "read-faulted", "write-faulted", "written-back"];
+def methods: ["pin_user_pages", "pin_user_pages_fast", "get_user_pages",
+	"get_user_pages_fast", "pin_user_pages_remote", "get_user_pages_remote",
+	"pin_user_pages_unlocked", "get_user_pages_unlocked"];
+def flagsets: ["none", "WRITE", "LONGTERM", "WRITE|LONGTERM", "FORCE",
+	"WRITE|FORCE", "LONGTERM|FORCE", "WRITE|LONGTERM|FORCE",
+	"WRITE|ALLOW_BROKEN", "WRITE|LONGTERM|ALLOW_BROKEN",
+	"WRITE|FORCE|ALLOW_BROKEN", "WRITE|LONGTERM|FORCE|ALLOW_BROKEN"];
+def cellno($m; $f; $b; $s):
+	(((backings | index($b)) * 4 + (states | index($s))) * 8 +
+	 (methods | index($m))) * 12 + (flagsets | index($f)) + 1;
+def errno($e): if $e == "-" then null else $e end;
+def cell($m; $f; $b; $s; $exp; $experr; $meas; $measerr; $match; $reason):
+	{index: cellno($m; $f; $b; $s), backing: $b, state: $s, method: $m, flags: $f,
+	 expected: {outcome: $exp, errno: errno($experr), reason: $reason,
+		    by: "kernel", kernel_report: null},
 	 measured: {outcome: $meas, errno: errno($measerr),
 		    nr_pinned: (if $meas == "pinned" then 1
 				elif $meas == "not-run" then null else 0 end),
 		    unpin_errno: null,
 		    page: (if $meas == "pinned" then
-			   {kind: "anon", fs: null, state: ["dma-pinned"]}
+			   {kind: "anon", fs: null, state: ["dma-pinned"],
+			    mapcount: 1, refcount: 2}
 			   else null end)},
-	 match: $match}'
+	 match: $match};
+def warn($text): .expected.kernel_report =
+	{kind: "warning", file: "mm/gup.c", text: $text};
+def every_cell: [backings[] as $b | states[] as $s | methods[] as $m |
+	flagsets[] as $f |
+	cell($m; $f; $b; $s; "pinned"; "-"; "pinned"; "-"; true; "synthetic: pinned")];
+'
+# cells < LINES: cell objects from lines "METHOD FLAGS BACKING STATE
+# EXPECTED EXP_ERRNO MEASURED MEAS_ERRNO MATCH REASON..." ("-": no errno).
+cells() {
+	local m f b s exp experr meas measerr match reason
+	while read -r m f b s exp experr meas measerr match reason; do
+		jq -nc --arg m "$m" --arg f "$f" --arg b "$b" --arg s "$s" \
+			--arg exp "$exp" --arg experr "$experr" --arg meas "$meas" \
+			--arg measerr "$measerr" --argjson match "$match" \
+			--arg reason "$reason" "$JQLIB"'
+			cell($m; $f; $b; $s; $exp; $experr; $meas; $measerr; $match; $reason)'
+	done
 }
 
 # doc FLAVOUR POLICY KERNEL MATRIX_SECONDS < CELLS: a FLAVOUR.json.
@@ -103,28 +125,45 @@ doc() {
 	 kernel_reports: []}'
 }
 
-r_read="a read pin: GUP faults the page in readable and takes it"
-r_stock_w="6.1 has no file-backed write policy: GUP takes it"
-r_einval="driver guard: FOLL_LONGTERM needs FOLL_PIN"
-r_ro="a PROT_READ mapping cannot be write-faulted from user space"
-r_tmpfs="tmpfs | shmem: never dirty-tracked"
+W61='WARN_ON_ONCE(gup_flags & FOLL_LONGTERM)'
+r_einval="is_valid_gup_flags(): FOLL_LONGTERM requires FOLL_PIN: WARN_ON_ONCE, -EINVAL"
 r_v7="check_vma_flags() -> writeable_file_mapping_allowed(): FOLL_PIN write"
-r_nomem="synthetic: ENOMEM expected"
+r_tmpfs="tmpfs | shmem: never dirty-tracked"
+r_nofsync="anonymous memory has no file to fsync"
 
+# stock: one cell of each symbol; gup-v7 changes one and has a whole row
+# not applicable.
+cells >"$TMP/stock.cells" <<EOF
+pin_user_pages none anon-private untouched pinned - pinned - true a read pin
+pin_user_pages WRITE ext4-shared write-faulted pinned - pinned - true 6.1 has no file-backed write policy
+get_user_pages LONGTERM anon-private untouched refused EINVAL refused EINVAL true $r_einval
+pin_user_pages WRITE ext4-shared-ro write-faulted not-run - not-run - true a PROT_READ mapping cannot be write-faulted
+pin_user_pages_fast WRITE tmpfs-shared read-faulted pinned - refused EFAULT false $r_tmpfs
+pin_user_pages none hugetlb-memfd untouched refused ENOMEM refused ENOMEM true synthetic: ENOMEM expected
+pin_user_pages WRITE|ALLOW_BROKEN anon-private untouched refused EOPNOTSUPP refused EOPNOTSUPP true no FOLL_ALLOW_BROKEN_FILE_MAPPING here
+pin_user_pages_remote WRITE anon-thp write-faulted pinned - pinned - true remote: the same slow path
+EOF
+jq -s "$JQLIB"'
+	map(if .expected.errno == "EINVAL" then warn("'"$W61"'")
+	    elif .flags == "WRITE|ALLOW_BROKEN" then .expected.by = "driver"
+	    elif .backing == "anon-thp" then .measured.thp_kb = 2048
+	    else . end) | .[]' "$TMP/stock.cells" |
+	doc stock stock 6.1.0-test-stock 41.5 >"$TMP/stock.json"
 {
-	cell pin_user_pages none anon-private untouched pinned - pinned - true "$r_read"
-	cell pin_user_pages WRITE ext4-shared write-faulted pinned - pinned - true "$r_stock_w"
-	cell get_user_pages LONGTERM anon-private untouched refused EINVAL refused EINVAL true "$r_einval"
-	cell pin_user_pages WRITE ext4-shared-ro write-faulted not-run - not-run - true "$r_ro"
-	cell pin_user_pages_fast WRITE tmpfs-shared read-faulted pinned - refused EFAULT false "$r_tmpfs"
-	cell pin_user_pages none hugetlb-memfd untouched refused ENOMEM refused ENOMEM true "$r_nomem"
-} | doc stock stock 6.1.0-test-stock 41.5 >"$TMP/stock.json"
-{
-	cell pin_user_pages none anon-private untouched pinned - pinned - true "$r_read"
-	cell pin_user_pages WRITE ext4-shared write-faulted refused EFAULT refused EFAULT true "$r_v7"
-	cell get_user_pages LONGTERM anon-private untouched refused EINVAL refused EINVAL true "$r_einval"
-	cell pin_user_pages WRITE ext4-shared-ro write-faulted not-run - not-run - true "$r_ro"
-} | doc gup-v7 v7 6.1.0-test-v7 39 >"$TMP/v7.json"
+	cells <<EOF
+pin_user_pages none anon-private untouched pinned - pinned - true a read pin
+pin_user_pages WRITE ext4-shared write-faulted refused EFAULT refused EFAULT true $r_v7
+get_user_pages LONGTERM anon-private untouched refused EINVAL refused EINVAL true $r_einval
+pin_user_pages WRITE ext4-shared-ro write-faulted not-run - not-run - true a PROT_READ mapping cannot be write-faulted
+EOF
+	jq -c --arg r "$r_nofsync" "$JQLIB"'every_cell[] |
+		select(.backing == "anon-private" and .state == "written-back") |
+		.expected = {outcome: "not-run", errno: null, reason: $r, by: "kernel",
+			     kernel_report: null} |
+		.measured = {outcome: "not-run", errno: null, nr_pinned: null,
+			     unpin_errno: null, page: null}' -n
+} | jq -s "$JQLIB"'map(if .expected.errno == "EINVAL" then warn("'"$W61"'") else . end) | .[]' |
+	doc gup-v7 v7 6.1.0-test-v7 39 >"$TMP/v7.json"
 printf '<!-- hand-written -->\nThe *stock* kernel | pins: `ext4`.\n\n- a point\n' >"$TMP/learned.md"
 
 # A results directory: run.json lists both, and a flavour not run.
@@ -147,8 +186,8 @@ SVG=$TMP/matrix.svg
 # ---- report: a results directory, two flavours, one mismatch, one not run ----
 
 expect "report: a mismatch and a flavour not run: files written, exit 1" 1 out \
-	"stock: 6 cells, 5 run, 1 not applicable, 1 mismatch, 0 kernel reports" \
-	"gup-v7: 4 cells, 3 run, 1 not applicable, 0 mismatches, 0 kernel reports" \
+	"stock: 8 cells, 7 run, 1 not applicable, 1 mismatch, kernel reports: 0 expected, 0 unexpected" \
+	"gup-v7: 100 cells, 3 run, 97 not applicable, 0 mismatches, kernel reports: 0 expected, 0 unexpected" \
 	"ext4-2018: not run: no matrix came back (runner status 125, kernel verdict panic)" \
 	"wrote $MD and $SVG" \
 	-- report --md "$MD" --svg "$SVG" --learned "$TMP/learned.md" "$RES"
@@ -158,41 +197,48 @@ check "md: says it is generated from real runs" \
 	grep -qF "Generated by \`gupctl report\` from real runs of \`gupctl matrix\`" "$MD"
 check "md: names the results directory and run.json's commit, date, kernel" \
 	grep -qzF -- $'\n- results: `'"$RES"$'`\n- commit: deadbeef-dirty\n- date: 2026-12-03T10:09:44Z\n- kernel source: linux-source-6.1 6.1.192-3\n- job wall time: 95.2 s\n' "$MD"
-check "md: summary row of stock (kernel, cells, mismatches, gup_test, reports, wall time)" \
-	grep -qF "| \`stock\` | stock | 6.1.0-test-stock | 6 of 384 | 5 | 1 | 1 | 0 of 3 | 0 | 41.5 s |" "$MD"
+check "md: summary row of stock (cells, mismatches, gup_test, reports expected and not, wall time)" \
+	grep -qF "| \`stock\` | stock | 6.1.0-test-stock | 8 of 4224 | 7 | 1 | 1 | 0 of 3 | 0 | 0 | 41.5 s |" "$MD"
 check "md: summary row of gup-v7" \
-	grep -qF "| \`gup-v7\` | v7 | 6.1.0-test-v7 | 4 of 384 | 3 | 1 | 0 | 0 of 3 | 0 | 39.0 s |" "$MD"
-check "md: the flavour not run is listed as not run, with why" \
+	grep -qF "| \`gup-v7\` | v7 | 6.1.0-test-v7 | 100 of 4224 | 3 | 97 | 0 | 0 of 3 | 0 | 0 | 39.0 s |" "$MD"
+check "md: the flavour not run is listed as not run" \
 	grep -qF "| \`ext4-2018\` | not run |" "$MD"
 check "md: ... and why" \
 	grep -qxF "Not run: \`ext4-2018\`: no matrix came back (runner status 125, kernel verdict panic)" "$MD"
 check "md: a legend" grep -qxF "## Legend" "$MD"
+check "md: the legend names the methods in the strings' order" \
+	grep -qF "pin_user_pages(), pin_user_pages_fast(), pin_user_pages_remote(), pin_user_pages_unlocked(); then get_user_pages(), get_user_pages_fast(), get_user_pages_remote(), get_user_pages_unlocked()" "$MD"
 check "md: one table per flavour, in run.json's order" \
 	test "$(grep '^## Flavour ' "$MD" | tr '\n' ' ')" = \
 	"## Flavour \`stock\` ## Flavour \`gup-v7\` "
-columns="| backing | state | pin | pin W | pin L | pin LW | pinF | pinF W | pinF L | pinF LW | get | get W | get L | get LW | getF | getF W | getF L | getF LW |"
-check "md: 16 columns, method x flags, short labels" \
+columns="| backing | state | none | W | L | WL | F | WF | LF | WLF | WA | WLA | WFA | WLFA |"
+check "md: 12 columns, one per flag mix" \
 	test "$(grep -cxF -- "$columns" "$MD")" -eq 2
-rows=$(section "$MD" "Flavour \`stock\`" | grep -cE '^\| [a-z0-9-]+ \| (untouched|read-faulted|write-faulted) \|' || true)
-tap_is "$rows" 24 "md: 24 rows (backing x state) per flavour"
+rows=$(section "$MD" "Flavour \`stock\`" | grep -cE '^\| [a-z0-9-]+ \| (untouched|read-faulted|write-faulted|written-back) \|' || true)
+tap_is "$rows" 44 "md: 44 rows (backing x state) for stock"
 
-cell_is "md: stock pinned read pin: P" "$MD" stock anon-private untouched "pin" P
-cell_is "md: stock pinned ext4 write: P" "$MD" stock ext4-shared write-faulted "pin W" P
-cell_is "md: gup-v7 refused ext4 write: F" "$MD" gup-v7 ext4-shared write-faulted "pin W" F
-cell_is "md: EINVAL: I" "$MD" stock anon-private untouched "get L" I
-cell_is "md: another errno by its name" "$MD" stock hugetlb-memfd untouched "pin" ENOMEM
-cell_is "md: not applicable: ·" "$MD" stock ext4-shared-ro write-faulted "pin W" "·"
-cell_is "md: the mismatch is marked !" "$MD" stock tmpfs-shared read-faulted "pinF W" "F!"
-cell_is "md: a cell not in the results is blank" "$MD" stock shmem-memfd untouched "pin" ""
+str_is "md: pinned, the other methods not in the results" "$MD" stock anon-private untouched none "P??? ????"
+str_is "md: an ext4 write pinned" "$MD" stock ext4-shared write-faulted W "P??? ????"
+str_is "md: EINVAL with the expected WARNING: I, in the get half" "$MD" stock anon-private untouched L "???? I???"
+str_is "md: not applicable: -" "$MD" stock ext4-shared-ro write-faulted W "-??? ????"
+str_is "md: the mismatch: !" "$MD" stock tmpfs-shared read-faulted W "?!?? ????"
+str_is "md: another errno: x" "$MD" stock hugetlb-memfd untouched none "x??? ????"
+str_is "md: refused by the driver: d" "$MD" stock anon-private untouched WA "d??? ????"
+str_is "md: the remote method, third of the pins" "$MD" stock anon-thp write-faulted W "??P? ????"
+str_is "md: gup-v7 refused the ext4 write: e" "$MD" gup-v7 ext4-shared write-faulted W "e??? ????"
 
 stock_sec=$(section "$MD" "Flavour \`stock\`")
 v7_sec=$(section "$MD" "Flavour \`gup-v7\`")
+tap_like "$v7_sec" '^Not shown, every cell not applicable: `anon-private written-back`: anonymous memory has no file to fsync\.$' \
+	"md: a row every cell of which is not applicable is named, with its reason"
+rows=$(grep -cE '^\| anon-private \| written-back \|' <<<"$v7_sec" || true)
+tap_is "$rows" 0 "md: ... and not drawn"
 tap_like "$stock_sec" '^Mismatches: 1$' "md: stock has 1 mismatch"
 tap_like "$v7_sec" '^Mismatches: 0\.$' "md: gup-v7 has none"
 tap_like "$stock_sec" \
-	'^- `pin_user_pages_fast WRITE tmpfs-shared read-faulted`: measured EFAULT, expected pinned: tmpfs \\\| shmem: never dirty-tracked$' \
-	"md: the mismatch listed with its reason (markdown-escaped)"
-n=$(grep -c '^- `' <<<"$stock_sec" || true)
+	"^- $(jq '.cells[4].index' "$TMP/stock.json") \`pin_user_pages_fast WRITE tmpfs-shared read-faulted\`: measured EFAULT, expected pinned: tmpfs \\\\\\| shmem: never dirty-tracked\$" \
+	"md: the mismatch listed with its number and reason (markdown-escaped)"
+n=$(grep -c '^- [0-9]* `' <<<"$stock_sec" || true)
 tap_is "$n" 1 "md: only the mismatch is listed"
 tap_like "$stock_sec" 'Kernel verdict of the boot: clean; the matrix took 41\.5 s in the guest, the boot 9\.5 s' \
 	"md: the flavour's verdict and wall times"
@@ -200,14 +246,24 @@ tap_like "$stock_sec" "^Cross-check with the kernel's own \`gup_test\`: it agree
 	"md: the gup_test cross-check"
 tap_like "$stock_sec" '^Kernel reports on the console: none\.$' "md: no kernel reports"
 
-diff_sec=$(section "$MD" "Where flavours disagree")
+counts=$(section "$MD" "Counts")
+tap_like "$counts" '^\| flavour \| `P` \| `e` \| `E` \| `i` \| `I` \| `o` \| `O` \| `x` \| `X` \| `d` \| `0` \| `-` \| `!` \| `\?` \|$' \
+	"md: the counts table has a column per symbol"
+tap_like "$counts" '^\| `stock` \| 3 \| 0 \| 0 \| 0 \| 1 \| 0 \| 0 \| 1 \| 0 \| 1 \| 0 \| 1 \| 1 \| 4216 \|$' \
+	"md: stock's counts"
+
+diff_sec=$(section "$MD" "Where flavours differ from \`stock\`")
 tap_like "$diff_sec" \
-	'^\| pin_user_pages \| WRITE \| ext4-shared \| write-faulted \| P \| F \| `gup-v7`: expected EFAULT: check_vma_flags\(\) -> writeable_file_mapping_allowed\(\): FOLL_PIN write \|$' \
-	"md: the disagreement, with the refusing flavour's reason"
-n=$(grep -c '^| [a-z]*_user_pages' <<<"$diff_sec" || true)
-tap_is "$n" 1 "md: only cells that differ (and that both ran) are compared"
-check "md: the disagreement table has one column per flavour" \
-	grep -qF '| method | flags | backing | state | `stock` | `gup-v7` |' <<<"$diff_sec"
+	'^\| ext4-shared \| write-faulted \| W \| `P\?\?\? \?\?\?\?` \| `e\?\?\? \?\?\?\?` \|$' \
+	"md: the difference, as the two flavours' strings"
+n=$(grep -c '^| [a-z]' <<<"$diff_sec" || true)
+tap_is "$n" 2 "md: only rows that differ (a header and one row)"
+tap_like "$diff_sec" '^### `gup-v7`: 1 cell differs from `stock`$' "md: per flavour, how many cells differ"
+tap_like "$diff_sec" '^- `P` → `e`, 1 cell: check_vma_flags\(\) -> writeable_file_mapping_allowed\(\): FOLL_PIN write$' \
+	"md: ... grouped by change, with the flavour's reason"
+check "md: the differences come before the flavours' tables" \
+	test "$(grep -n -m1 '^## Where flavours differ' "$MD" | cut -d: -f1)" -lt \
+	"$(grep -n -m1 '^## Flavour ' "$MD" | cut -d: -f1)"
 
 got=$(sed -n '/^## What we learned$/,$p' "$MD" | tail -n +3)
 tap_is "$got" "$(cat "$TMP/learned.md")" "md: --learned appended verbatim under What we learned"
@@ -216,36 +272,31 @@ check "md: What we learned is the last section" \
 
 # The SVG.
 if command -v python3 >/dev/null; then
-	if python3 -c 'import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])' "$SVG" 2>"$TMP/err"; then
-		tap_ok "svg: valid XML"
-	else
-		not_ok "svg: valid XML"
-	fi
 	got=$(python3 - "$SVG" <<'EOF'
 import sys
 import xml.dom.minidom
 
 doc = xml.dom.minidom.parse(sys.argv[1])
 groups = doc.getElementsByTagName("g")
-panels = [g.getAttribute("id") for g in groups
-          if g.getAttribute("class") == "panel"]
-cells = [g for g in groups if "cell" in g.getAttribute("class").split()]
-bad = [g for g in cells if "mismatch" in g.getAttribute("class").split()]
-print(" ".join(panels), len(cells), len(bad),
+panels = [g for g in groups if g.getAttribute("class") == "panel"]
+uses = [len(p.getElementsByTagName("use")) for p in panels]
+bad = [r for r in doc.getElementsByTagName("rect")
+       if r.getAttribute("class") == "mismatch"]
+defs = [g.getAttribute("id") for g in groups if g.getAttribute("id").startswith("s")]
+print(" ".join(p.getAttribute("id") for p in panels), uses, len(bad), len(defs),
       doc.documentElement.tagName)
 EOF
-	)
-	tap_is "$got" "panel-stock panel-gup-v7 768 1 svg" \
-		"svg: one 24x16 panel per flavour, one mismatch outlined"
+	) || got="not valid XML"
+	tap_is "$got" "panel-stock panel-gup-v7 [4224, 4224] 1 13 svg" \
+		"svg: valid XML, one panel of 4224 cells per flavour, the mismatch outlined, a definition per symbol"
 else
-	tap_ok "svg: valid XML # SKIP no python3"
-	tap_ok "svg: one panel per flavour # SKIP no python3"
+	tap_ok "svg: valid XML and its panels # SKIP no python3"
 fi
 check "svg: the results directory and commit in the title" \
 	grep -qF "results: $RES, commit deadbeef-dirty" "$SVG"
 check "svg: the flavour not run" grep -qF "not run: ext4-2018" "$SVG"
-check "svg: mismatch outline is thick and black" \
-	grep -qF 'stroke="#000000" stroke-width="2.5"' "$SVG"
+check "svg: a tooltip on the cell that differs from stock" \
+	grep -qF "<title>gup-v7 $(jq '.cells[1].index' "$TMP/v7.json"): pin_user_pages WRITE ext4-shared write-faulted: measured EFAULT, expected EFAULT: check_vma_flags() -&gt; writeable_file_mapping_allowed(): FOLL_PIN write</title>" "$SVG"
 
 # FLAVOUR.json files instead of a directory: no run.json, no flavour not run.
 run report --md "$TMP/b.md" --svg "$TMP/b.svg" "$TMP/stock.json" "$TMP/v7.json"
@@ -260,8 +311,8 @@ expect "report: a --learned file that does not exist is skipped" 1 out \
 	"wrote" -- report --md "$TMP/c.md" --svg "$TMP/c.svg" \
 	--learned "$TMP/no-such.md" "$TMP/stock.json"
 
-# Exit 1 also for a partial matrix: gup-v7 has 4 of 384 cells.
-expect "report: no mismatch but cells missing: exit 1" 1 out "gup-v7: 4 cells" \
+# Exit 1 also for a partial matrix: gup-v7 has 100 of 4224 cells.
+expect "report: no mismatch but cells missing: exit 1" 1 out "gup-v7: 100 cells" \
 	-- report --md "$TMP/d.md" --svg "$TMP/d.svg" "$TMP/v7.json"
 check "report: one flavour: nothing to compare" \
 	grep -qF "Only one flavour in the results: nothing to compare." "$TMP/d.md"
@@ -279,18 +330,43 @@ expect "report: missing document names it" 2 err "$TMP/none.json" \
 printf '{"flavour": "stock",' >"$TMP/bad.json"
 expect "report: not JSON: file, line and column" 2 err "$TMP/bad.json:1:" "not JSON" \
 	-- report --md "$TMP/e.md" --svg "$TMP/e.svg" "$TMP/bad.json"
-jq '.cells[1].backing = "mars"' "$TMP/stock.json" >"$TMP/bad2.json"
-expect "report: an unknown backing names file and cell" 2 err \
-	"$TMP/bad2.json: cells[1]: unknown backing 'mars'" \
-	-- report --md "$TMP/e.md" --svg "$TMP/e.svg" "$TMP/bad2.json"
-jq '.cells[0].index = 7' "$TMP/stock.json" >"$TMP/bad3.json"
-expect "report: an index that is not the cell's" 2 err \
-	"$TMP/bad3.json: cells[0]: \"index\" is not 1, the index of pin_user_pages none anon-private untouched" \
-	-- report --md "$TMP/e.md" --svg "$TMP/e.svg" "$TMP/bad3.json"
-jq '.cells[2].measured.errno = null' "$TMP/stock.json" >"$TMP/bad4.json"
-expect "report: refused without an errno" 2 err \
-	"$TMP/bad4.json: cells[2]: measured refused without an errno" \
-	-- report --md "$TMP/e.md" --svg "$TMP/e.svg" "$TMP/bad4.json"
+# bad_doc DESC MESSAGE JQ: stock.json changed by JQ is refused with MESSAGE.
+bad_doc() {
+	jq "$3" "$TMP/stock.json" >"$TMP/bad2.json"
+	expect "report: $1" 2 err "$TMP/bad2.json: $2" \
+		-- report --md "$TMP/e.md" --svg "$TMP/e.svg" "$TMP/bad2.json"
+}
+bad_doc "an unknown backing names file and cell" "cells[1]: unknown backing 'mars'" \
+	'.cells[1].backing = "mars"'
+bad_doc "flags that are no mix of the matrix" \
+	"cells[0]: flags 'LONGTERM|ALLOW_BROKEN' are not one of the matrix's mixes" \
+	'.cells[0].flags = "LONGTERM|ALLOW_BROKEN"'
+bad_doc "an index that is not the cell's" \
+	"cells[0]: \"index\" is not 1, the index of pin_user_pages none anon-private untouched" \
+	'.cells[0].index = 7'
+bad_doc "refused without an errno" "cells[2]: measured refused without an errno" \
+	'.cells[2].measured.errno = null'
+bad_doc "expected.by missing" "cells[0]: \"by\" is missing" 'del(.cells[0].expected.by)'
+bad_doc "expected.by neither driver nor kernel" \
+	"cells[0]: expected \"by\" 'user': want \"driver\" or \"kernel\"" '.cells[0].expected.by = "user"'
+bad_doc "by the driver, but pinned" "cells[0]: expected pinned by the driver" \
+	'.cells[0].expected.by = "driver"'
+bad_doc "a kernel report expected from a driver refusal" \
+	"cells[6]: expected a kernel report from a refusal by the driver" \
+	'.cells[6].expected.kernel_report = {kind: "warning", file: "mm/gup.c", text: "x"}'
+bad_doc "kernel_report missing" "cells[0]: \"kernel_report\" is missing" \
+	'del(.cells[0].expected.kernel_report)'
+bad_doc "kernel_report with an empty text" \
+	"cells[2]: \"kernel_report\" has an empty kind, file or text" \
+	'.cells[2].expected.kernel_report.text = ""'
+bad_doc "a kernel report expected from a cell not run" \
+	"cells[3]: expected a kernel report from a cell that is not run" \
+	'.cells[3].expected.kernel_report = {kind: "warning", file: "mm/gup.c", text: "x"}'
+bad_doc "thp_kb on a backing without THP" \
+	"cells[0]: \"thp_kb\" on anon-private, not a transparent huge page backing" \
+	'.cells[0].measured.thp_kb = 2048'
+bad_doc "thp_kb not a number" "cells[7]: \"thp_kb\" is not a number of kB" \
+	'.cells[7].measured.thp_kb = "big"'
 expect "report: the same flavour twice" 2 err "flavour stock is in both" \
 	-- report --md "$TMP/e.md" --svg "$TMP/e.svg" "$TMP/stock.json" "$TMP/stock.json"
 expect "report: a directory without run.json" 2 err "$TMP/run.json" \
@@ -300,76 +376,155 @@ check "report: nothing written on a usage error" test ! -e "$TMP/e.md" -a ! -e "
 # ---- report --collect: kernel reports attributed to the marker before ----
 
 C=$TMP/collect
-mkdir -p "$C"
-# The guest's matrix document: the stock cells less the mismatch, whose
-# match is true, as the guest writes it (no verdict, no reports).
-jq '{job, flavour, policy, kernel_release, wall_seconds: {matrix: 1.2},
-     cells: [.cells[] | select(.match)]}' "$TMP/stock.json" >"$C/matrix.json"
+mkdir -p "$C/src/mm"
+# The flavour's tree: the WARN the cells expect at line 3, another at 4.
+printf '%s\n' '/* planted */' 'static bool f(void)' "	if ($W61)" \
+	'	if (WARN_ON_ONCE(1))' >"$C/src/mm/gup.c"
+# The guest's matrix document: every cell pinned as expected, but four
+# that expect the WARNING: cell 27 (get_user_pages LONGTERM anon-private
+# untouched) gets it, 28 (the same with WRITE) gets none, 31 (LONGTERM|FORCE)
+# gets a WARN at a line without the text, 39 (get_user_pages_fast
+# LONGTERM) a report of another kind.
+jq -n "$JQLIB"'{job: "matrix", flavour: "stock", policy: "stock",
+	kernel_release: "6.1.0-test-stock", wall_seconds: {matrix: 1.2},
+	cells: (every_cell | map(if .index == 27 or .index == 28 or .index == 31 or
+				    .index == 39 then
+		.expected = {outcome: "refused", errno: "EINVAL", reason: "'"$r_einval"'",
+			     by: "kernel", kernel_report: {kind: "warning",
+			     file: "mm/gup.c", text: "'"$W61"'"}} |
+		.measured = {outcome: "refused", errno: "EINVAL", nr_pinned: 0,
+			     unpin_errno: null, page: null}
+		else . end))}' >"$C/matrix.json"
+tap_is "$(jq -r '.cells[26, 27, 30, 38] | "\(.method) \(.flags) \(.backing) \(.state)"' "$C/matrix.json" | paste -sd,)" \
+	"get_user_pages LONGTERM anon-private untouched,get_user_pages WRITE|LONGTERM anon-private untouched,get_user_pages LONGTERM|FORCE anon-private untouched,get_user_pages_fast LONGTERM anon-private untouched" \
+	"collect: the synthetic cells are the ones meant (cell order)"
 jq -n '{policy: "stock", gup_test: "/lab/bin/gup_test", foll_longterm: "0x10000",
-	wall_seconds: {xcheck: 3.5}, checked: 1, disagree: 0,
+	foll_force: "0x10", wall_seconds: {xcheck: 3.5}, checked: 1, disagree: 0,
 	cells: [{index: 1, gup_test: "pinned", error: null, expected: "pinned",
-		 matrix: "pinned", agree: true}]}' >"$C/xcheck.json"
-printf '%s\r\n' \
-	'[    1.000000] WARNING: CPU: 0 PID: 1 at mm/early.c:1 early+0x0/0x1' \
-	'gup-lab: running /lab/run.sh' \
-	'[    2.000000] gup-lab: matrix cell 1' \
-	'ok 1 pin_user_pages none anon-private untouched # pinned' \
-	'[    2.100000] gup-lab: matrix cell 17' \
-	'[    2.200000] WARNING: CPU: 1 PID: 99 at ../src/fs/ext4/inode.c:3578 ext4_writepage+0x1/0x2' \
-	'[    2.300000] gup-lab: matrix cell 18' \
-	'[    3.000000] gup-lab: matrix end' \
-	'[    3.100000] kernel BUG at fs/ext4/inode.c:100!' \
-	'[    4.000000] gup-lab: xcheck cell 5' \
-	'[    4.100000] BUG: Bad page state in process gup_test' \
-	'gup-lab: command exited with status 0' >"$C/console.log"
+		 matrix: "pinned", agree: true}],
+	not_checked: [{reason: "synthetic", cells: 4223}]}' >"$C/xcheck.json"
+# console LINES...: the console, with the matrix's 4224 markers.
+console() {
+	{
+		printf '%s\n' '[    1.000000] WARNING: CPU: 0 PID: 1 at mm/early.c:1 early+0x0/0x1' \
+			'gup-lab: running /lab/run.sh'
+		for i in $(seq 1 4224); do
+			echo "[    2.000000] gup-lab: matrix cell $i"
+			case $i in
+			27) echo "[    2.100000] WARNING: CPU: 1 PID: 99 at ../src/mm/gup.c:3 get_user_pages+0x1/0x2" ;;
+			31) echo "[    2.100000] WARNING: CPU: 1 PID: 99 at mm/gup.c:4 internal_get_user_pages_fast+0x1/0x2" ;;
+			39) echo "[    2.100000] kernel BUG at mm/gup.c:3!" ;;
+			17) [ "${1:-}" != clean ] || continue
+			    echo "[    2.200000] WARNING: CPU: 1 PID: 99 at ../src/fs/ext4/inode.c:3578 ext4_writepage+0x1/0x2" ;;
+			esac
+		done
+		echo '[    3.000000] gup-lab: matrix end'
+		echo '[    4.000000] gup-lab: xcheck cell 5'
+		echo '[    4.100000] BUG: Bad page state in process gup_test'
+		echo 'gup-lab: command exited with status 0'
+	} | sed 's/$/\r/'
+}
+console >"$C/console.log"
 "$ROOT/qemu/scan-console.sh" --reports "$C/console.log" >"$C/reports.json"
-tap_is "$(jq -c '[.[] | [.line, .kind, .location]]' "$C/reports.json")" \
-	'[[1,"warning","mm/early.c:1"],[6,"warning","fs/ext4/inode.c:3578"],[9,"bug","fs/ext4/inode.c:100"],[11,"bug",null]]' \
-	"scan-console.sh --reports: every report, its line, kind and location"
+tap_is "$(jq -c '[.[] | [.kind, .location]]' "$C/reports.json")" \
+	'[["warning","mm/early.c:1"],["warning","fs/ext4/inode.c:3578"],["warning","mm/gup.c:3"],["warning","mm/gup.c:4"],["bug","mm/gup.c:3"],["bug",null]]' \
+	"scan-console.sh --reports: every report, its kind and location"
 
 collect=(report --collect "$C/stock.json" --flavour stock --policy stock
 	--ext4 warn --input-hash 0123456789abcdef --kernel-verdict bug
-	--boot-seconds 9.7 --console "$C/console.log" --reports "$C/reports.json")
-expect "collect: kernel reports: the flavour failed, exit 1" 1 out \
-	"stock: 5 of 384 cells, 0 mismatches, gup_test: 1 checked, 0 disagree, 4 kernel reports, kernel verdict bug: FAILED" \
+	--boot-seconds 9.7 --console "$C/console.log" --reports "$C/reports.json"
+	--src "$C/src")
+expect "collect: unexpected kernel reports: the flavour failed, exit 1" 1 out \
+	"stock: 4224 of 4224 cells, 3 mismatches, gup_test: 1 checked, 0 disagree, kernel reports: 1 expected, 5 unexpected, kernel verdict bug, matrix 1.2 s, boot 9.7 s: FAILED" \
 	-- "${collect[@]}" --matrix "$C/matrix.json" --xcheck "$C/xcheck.json"
-tap_is "$(jq -c '[.kernel_reports[] | [.console_line, .step, .cell, .expected]]' "$C/stock.json" 2>&1)" \
-	'[[1,null,null,false],[6,"matrix",17,false],[9,"matrix",null,false],[11,"xcheck",5,false]]' \
-	"collect: each report with the step and cell of the marker before it, none expected"
+tap_is "$(tail -n +2 "$TMP/out" | cut -d: -f1)" \
+"  cell 28 get_user_pages WRITE|LONGTERM anon-private untouched
+  cell 31 get_user_pages LONGTERM|FORCE anon-private untouched
+  cell 39 get_user_pages_fast LONGTERM anon-private untouched
+  unexpected warning
+  unexpected warning during matrix cell 17
+  ... 3 more in $C/stock.json" \
+	"collect: then the first five problems, and how many more"
+tap_is "$(jq -c '[.kernel_reports[] | [.step, .cell, .expected]]' "$C/stock.json" 2>&1)" \
+	'[[null,null,false],["matrix",17,false],["matrix",27,true],["matrix",31,false],["matrix",39,false],["xcheck",5,false]]' \
+	"collect: each report with the step and cell of the marker before it; the WARNING cell 27 expects is expected"
+notes=$(jq -r '.kernel_reports[].note' "$C/stock.json" 2>&1)
+tap_like "$notes" "^cell 27 expects it: mm/gup.c:3 holds '${W61//[()&]/.}'$" \
+	"collect: an expected report says which line holds the text"
+tap_like "$notes" "^cell 31 expects a line holding '${W61//[()&]/.}'; mm/gup.c:4 of the flavour's tree does not: the line reads 'if .WARN_ON_ONCE.1..'$" \
+	"collect: a WARNING at a line without the expected text is unexpected, and says so"
+tap_like "$notes" '^cell 17 expects no kernel report$' "collect: a report in a cell that expects none is unexpected"
+tap_like "$notes" '^cell 39 expects a warning, not a bug$' "collect: a report of another kind is unexpected"
+tap_like "$notes" '^before the first marker: no cell was running$' "collect: a report before the matrix is unexpected"
+tap_like "$notes" '^during a step that expects no kernel report$' "collect: a report during the cross-check is unexpected"
+tap_is "$(jq -c '[.cells[] | select(.match | not) | [.index, .note != null]]' "$C/stock.json" 2>&1)" \
+	'[[28,true],[31,true],[39,true]]' \
+	"collect: the cells that expect a WARNING and got none attributed no longer match"
+tap_like "$(jq -r '.cells[27].note' "$C/stock.json")" \
+	"^the expected warning \(mm/gup.c, a line holding '${W61//[()&]/.}'\) was not seen on the console during this cell$" \
+	"collect: ... with a note that says so"
 tap_is "$(jq -c '[.job, .flavour, .policy, .ext4, .kernel_release, .input_hash,
 	.kernel_verdict, .wall_seconds, (.cells | length), .xcheck.checked,
 	.summary]' "$C/stock.json" 2>&1)" \
-	'["matrix","stock","stock","warn","6.1.0-test-stock","0123456789abcdef","bug",{"boot":9.7,"matrix":1.2,"xcheck":3.5},5,1,{"cells":5,"run":4,"not_applicable":1,"mismatches":0,"xcheck_disagree":0,"kernel_reports":4,"unexpected_kernel_reports":4,"passed":false}]' \
+	'["matrix","stock","stock","warn","6.1.0-test-stock","0123456789abcdef","bug",{"boot":9.7,"matrix":1.2,"xcheck":3.5},4224,1,{"cells":4224,"run":4224,"not_applicable":0,"mismatches":3,"xcheck_disagree":0,"kernel_reports":6,"expected_kernel_reports":1,"unexpected_kernel_reports":5,"passed":false}]' \
 	"collect: the run's facts, the guest's cells and cross-check, the summary"
 expect "collect: the document reads back" 1 out \
-	"stock: 5 cells, 4 run, 1 not applicable, 0 mismatches, 4 kernel reports" \
+	"stock: 4224 cells, 4224 run, 0 not applicable, 3 mismatches, kernel reports: 1 expected, 5 unexpected" \
 	-- report --md "$C/m.md" --svg "$C/m.svg" "$C/stock.json"
-tap_like "$(section "$C/m.md" "Flavour \`stock\`")" \
-	'^- \*\*not expected\*\* `warning` during matrix cell 17 `pin_user_pages none anon-private read-faulted`: WARNING: CPU: 1 PID: 99 at \.\./src/fs/ext4/inode\.c:3578 ext4_writepage\+0x1/0x2$' \
-	"md: a kernel report with its cell"
+sec=$(section "$C/m.md" "Flavour \`stock\`")
+tap_like "$sec" \
+	'^- \*\*not expected\*\* `warning` during matrix cell 17 `pin_user_pages_fast FORCE anon-private untouched`: WARNING: CPU: 1 PID: 99 at \.\./src/fs/ext4/inode\.c:3578 ext4_writepage\+0x1/0x2 \(cell 17 expects no kernel report\)$' \
+	"md: an unexpected kernel report with its cell and why"
+tap_like "$sec" '^Kernel reports on the console: 1 expected, 5 not expected\. Expected, each during the cell that expects it: 1 `warning` at `mm/gup\.c:3`\.$' \
+	"md: the expected reports counted per location"
+tap_like "$sec" '^- 28 `get_user_pages WRITE\|LONGTERM anon-private untouched`: measured EINVAL, expected EINVAL with a WARNING: .* \*\*the expected warning .* was not seen on the console during this cell\*\*$' \
+	"md: the cell whose WARNING was not seen is a mismatch, with the note"
+str_is "md: the expected WARNING seen: I; not seen: !" "$C/m.md" stock anon-private untouched L "PPPP I!PP"
+tap_like "$sec" '^- 4223 cells: synthetic$' "md: the cells gup_test did not check, with the reason"
+
+# Only the expected WARNING on the console: the flavour passes, although
+# the kernel's verdict is "warning".
+jq '.cells |= map(if .index == 28 or .index == 31 or .index == 39 then
+	.expected.kernel_report = null else . end)' "$C/matrix.json" >"$C/matrix-ok.json"
+console clean | grep -v -e 'early' -e 'inode.c' -e 'mm/gup.c:4' -e 'BUG' >"$C/clean.log"
+"$ROOT/qemu/scan-console.sh" --reports "$C/clean.log" >"$C/clean.json"
+expect "collect: only expected WARNINGs, verdict warning: passed, exit 0" 0 out \
+	"stock: 4224 of 4224 cells, 0 mismatches, gup_test: 1 checked, 0 disagree, kernel reports: 1 expected, 0 unexpected, kernel verdict warning, matrix 1.2 s, boot 1.0 s: passed" \
+	-- report --collect "$C/ok.json" --flavour stock --policy stock --ext4 warn \
+	--input-hash 0 --kernel-verdict warning --boot-seconds 1 --console "$C/clean.log" \
+	--reports "$C/clean.json" --src "$C/src" --matrix "$C/matrix-ok.json" --xcheck "$C/xcheck.json"
+tap_is "$(jq -c '.summary | [.expected_kernel_reports, .unexpected_kernel_reports, .passed]' "$C/ok.json" 2>&1)" \
+	'[1,0,true]' "collect: the summary counts it expected"
+expect "collect: the same with a worse verdict than warning fails" 1 out ": FAILED" \
+	-- report --collect "$C/ok2.json" --flavour stock --policy stock --ext4 warn \
+	--input-hash 0 --kernel-verdict oops --boot-seconds 1 --console "$C/clean.log" \
+	--reports "$C/clean.json" --src "$C/src" --matrix "$C/matrix-ok.json"
+expect "collect: a tree without the file: the report is unexpected" 1 out \
+	"kernel reports: 0 expected, 1 unexpected" \
+	-- report --collect "$C/ok3.json" --flavour stock --policy stock --ext4 warn \
+	--input-hash 0 --kernel-verdict warning --boot-seconds 1 --console "$C/clean.log" \
+	--reports "$C/clean.json" --src "$C/none" --matrix "$C/matrix-ok.json"
+tap_like "$(jq -r '.kernel_reports[0].note' "$C/ok3.json")" "cannot read $C/none/mm/gup.c: ENOENT" \
+	"collect: ... and says why"
 
 # Without the guest's documents: not run, but the reports are kept.
 expect "collect: no matrix came back: a document without cells" 1 out \
-	"stock: 0 of 384 cells" "no gup_test cross-check" -- "${collect[@]}"
-tap_is "$(jq -c '[(.cells | length), .xcheck, .kernel_release, (.kernel_reports | length)]' "$C/stock.json" 2>&1)" \
-	'[0,null,null,4]' "collect: without --matrix: no cells, no cross-check, the reports"
-
-# A clean console: passed, exit 0.
-grep -v -e WARNING -e BUG "$C/console.log" >"$C/clean.log"
-"$ROOT/qemu/scan-console.sh" --reports "$C/clean.log" >"$C/clean.json"
-expect "collect: a clean console and every cell as expected, but cells missing: exit 1" 1 out \
-	"0 kernel reports" -- report --collect "$C/clean-stock.json" --flavour stock \
-	--policy stock --ext4 warn --input-hash 0 --kernel-verdict clean \
-	--boot-seconds 1 --console "$C/clean.log" --reports "$C/clean.json" \
-	--matrix "$C/matrix.json"
+	"stock: 0 of 4224 cells" "no gup_test cross-check" -- "${collect[@]}"
+tap_is "$(jq -c '[(.cells | length), .xcheck, .kernel_release, (.kernel_reports | length), ([.kernel_reports[].expected] | any)]' "$C/stock.json" 2>&1)" \
+	'[0,null,null,6,false]' "collect: without --matrix: no cells, no cross-check, the reports, none expected"
 
 expect "collect: a missing option is named" 2 err "--collect needs --kernel-verdict" \
 	-- report --collect "$C/x.json" --flavour stock --policy stock --ext4 warn \
-	--input-hash 0 --boot-seconds 1 --console "$C/console.log" --reports "$C/reports.json"
+	--input-hash 0 --boot-seconds 1 --console "$C/console.log" --reports "$C/reports.json" \
+	--src "$C/src"
+expect "collect: --src is required" 2 err "--collect needs --src" \
+	-- report --collect "$C/x.json" --flavour stock --policy stock --ext4 warn \
+	--input-hash 0 --kernel-verdict clean --boot-seconds 1 --console "$C/console.log" \
+	--reports "$C/reports.json"
 expect "collect: --matrix of another flavour" 2 err \
 	"$C/matrix.json: of flavour stock policy stock, not --flavour gup-v7 --policy v7" \
 	-- report --collect "$C/x.json" --flavour gup-v7 --policy v7 --ext4 warn \
-	--input-hash 0 --kernel-verdict clean --boot-seconds 1 \
+	--input-hash 0 --kernel-verdict clean --boot-seconds 1 --src "$C/src" \
 	--console "$C/console.log" --reports "$C/reports.json" --matrix "$C/matrix.json"
 expect "collect: no pages with it" 2 err "--collect writes one document" \
 	-- "${collect[@]}" --md "$C/y.md"
@@ -380,10 +535,10 @@ check "collect: nothing written on a usage error" test ! -e "$C/x.json"
 expect "matrix: no --flavour" 2 err "no --flavour" -- matrix --policy stock
 expect "matrix: bad --flavour" 2 err "bad --flavour 'a b'" \
 	-- matrix --flavour 'a b' --policy stock
-expect "matrix: no --policy names the policies" 2 err "no --policy: give one of: stock, v7" \
+expect "matrix: no --policy names the policies" 2 err "no --policy: give one of: stock, v1, v7, v9" \
 	-- matrix --flavour stock
-expect "matrix: unknown --policy" 2 err "unknown --policy 'v9'" \
-	-- matrix --flavour stock --policy v9
+expect "matrix: unknown --policy" 2 err "unknown --policy 'v8'" \
+	-- matrix --flavour stock --policy v8
 expect "matrix: unknown option" 2 err "gupctl matrix: unknown option '--frob'" \
 	"Try 'gupctl matrix --help'." -- matrix --frob
 expect "matrix: the TSV is gone" 2 err "gupctl matrix: unknown option '--tsv'" \
@@ -402,10 +557,12 @@ else
 fi
 expect "xcheck: required options" 2 err "--policy and --gup-test are required" \
 	-- xcheck --policy stock
-expect "xcheck: unknown --policy" 2 err "unknown --policy 'v9'" \
-	-- xcheck --policy v9 --gup-test /bin/true
+expect "xcheck: unknown --policy" 2 err "unknown --policy 'v8'" \
+	-- xcheck --policy v8 --gup-test /bin/true
 expect "xcheck: bad --foll-longterm" 2 err "bad --foll-longterm 'x'" \
 	-- xcheck --policy stock --gup-test /bin/true --foll-longterm x
+expect "xcheck: bad --foll-force" 2 err "bad --foll-force 0" \
+	-- xcheck --policy stock --gup-test /bin/true --foll-force 0
 expect "xcheck: --matrix of another policy" 2 err \
 	"--matrix $C/matrix.json is of policy stock, not --policy v7" \
 	-- xcheck --policy v7 --gup-test /bin/true --matrix "$C/matrix.json"
@@ -429,10 +586,11 @@ check_help() {
 	fi
 }
 
-matrix_opts="--ext4-dir --flavour --help --json --policy --ramfs-dir --tmpfs-dir"
-xcheck_opts="--ext4-dir --foll-longterm --gup-test --help --json --matrix --policy --ramfs-dir --tmpfs-dir"
+matrix_opts="--expect --ext4-dir --flavour --help --json --policy --ramfs-dir --tmpfs-dir"
+xcheck_opts="--ext4-dir --foll-force --foll-longterm --gup-test --help --json --matrix --policy
+--ramfs-dir --tmpfs-dir"
 report_opts="--boot-seconds --collect --console --ext4 --flavour --help --input-hash
---kernel-verdict --learned --matrix --md --policy --reports --svg --xcheck"
+--kernel-verdict --learned --matrix --md --policies --policy --reports --src --svg --xcheck"
 
 for cmd in matrix xcheck report; do
 	case $cmd in
@@ -461,12 +619,14 @@ else
 	not_ok "--help lists the commands matrix, xcheck and report"
 fi
 
-# value OPT: an argument OPT accepts.
+# value OPT: an argument OPT accepts (none for a switch).
 value() {
 	case $1 in
+	--expect) ;;
 	--flavour) echo stock ;;
 	--policy) echo v7 ;;
 	--foll-longterm) echo 0x10000 ;;
+	--foll-force) echo 0x10 ;;
 	*) echo "$TMP/x" ;;
 	esac
 }
@@ -480,7 +640,8 @@ accepted() {
 	for opt in $opts; do
 		[ "$opt" != --help ] || continue
 		n=$((n + 1))
-		run "$@" "$opt" "$(value "$opt")"
+		# shellcheck disable=SC2046 # a switch takes no word at all
+		run "$@" "$opt" $(value "$opt")
 		[ "$rc" -eq 2 ] && grep -qF -- "$err" "$TMP/err" || bad+=("$opt")
 	done
 	if [ ${#bad[@]} -eq 0 ] && [ "$n" -gt 1 ]; then
