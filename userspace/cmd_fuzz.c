@@ -1078,6 +1078,16 @@ static void op_pin_limit(struct fz_thread *t)
 	pin_try(t, &p);
 }
 
+/* A random pin of the thread's, or NULL (the operation is skipped). */
+static struct fz_pin *pick_pin(struct fz_thread *t)
+{
+	if (!t->npins) {
+		t->skipped[t->op]++;
+		return NULL;
+	}
+	return &t->pins[rng_below(&t->rng, t->npins)];
+}
+
 /* ---- UNPIN ---- */
 
 /* Do the ext4 pages of pin @p all have buffers (STATE)?  Else no dirtying. */
@@ -1107,12 +1117,10 @@ static void op_unpin(struct fz_thread *t)
 	int err, fd;
 	__u32 id;
 
-	if (!t->npins) {
-		t->skipped[t->op]++;
+	p = pick_pin(t);
+	if (!p)
 		return;
-	}
-	i = rng_below(&t->rng, t->npins);
-	p = &t->pins[i];
+	i = p - t->pins;
 	if (rng_pct(&t->rng, 25))
 		flags = GUP_UNPIN_DIRTY;
 	if (rng_pct(&t->rng, 5)) {
@@ -1215,11 +1223,9 @@ static void op_io(struct fz_thread *t)
 	char what[160];
 	int fdi, err;
 
-	if (!t->npins) {
-		t->skipped[t->op]++;
+	p = pick_pin(t);
+	if (!p)
 		return;
-	}
-	p = &t->pins[rng_below(&t->rng, t->npins)];
 	write = rng_pct(&t->rng, 50) && !p->foreign;
 	bytes = (unsigned long long)p->nr * ps;
 	c.ioctl = write ? ABI_WRITE : ABI_READ;
@@ -1319,11 +1325,9 @@ static void op_state(struct fz_thread *t)
 	char what[160];
 	int fdi, err;
 
-	if (!t->npins) {
-		t->skipped[t->op]++;
+	p = pick_pin(t);
+	if (!p)
 		return;
-	}
-	p = &t->pins[rng_below(&t->rng, t->npins)];
 	fdi = p->fdi;
 	r.id = p->id;
 	r.first = rng_below(&t->rng, p->nr);
@@ -1379,70 +1383,91 @@ static void op_state(struct fz_thread *t)
 
 /* ---- Mappings changed under the pins ---- */
 
+/* mremap() segment @sg of slot @s, whole, to the reservation before the slot's end. */
+static bool seg_move(struct fz_thread *t, unsigned int s, struct fz_seg *sg)
+{
+	struct fz_slot *sl = &t->slot[s];
+	unsigned int n = sg->npages, to = FZ_SLOT_PAGES - 4 - n, a = sg->first, k;
+	size_t bytes = (size_t)n * fz_ps(t);
+	char *addr = slot_addr(t, s, a);
+
+	if (sg->mem == FZ_HUGETLB || n + 4 > FZ_SLOT_PAGES || to <= a + n)
+		return false;
+	for (k = 0; k < n; k++)
+		if (sl->page[to + k] != FZ_RESERVE || sl->page[a + k] != sl->page[a])
+			return false;
+	if (mremap(addr, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED,
+		   slot_addr(t, s, to)) == MAP_FAILED)
+		return false;
+	/* the old place: a PROT_NONE reservation again, not a hole */
+	mmap(addr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+	     -1, 0);
+	for (k = 0; k < n; k++) {
+		sl->page[to + k] = sl->page[a + k];
+		sl->maybe_zero[to + k] = sl->maybe_zero[a + k];
+		sl->page[a + k] = FZ_RESERVE;
+		sl->maybe_zero[a + k] = true;
+	}
+	sg->first = to;
+	return true;
+}
+
+/*
+ * Change a slot's mappings under its pins: a new layout, munmap (a hole)
+ * or PROT_NONE over part of a mapping, madvise(MADV_DONTNEED), mremap.
+ * What the kernel refuses (or the layout does not allow) is counted
+ * skipped.
+ */
 static void op_vma(struct fz_thread *t)
 {
 	unsigned int s = rng_below(&t->rng, FZ_SLOTS), a, n, i;
 	struct fz_slot *sl = &t->slot[s];
+	bool done = false;
 	struct fz_seg *sg;
+	size_t bytes;
 	char *addr;
 
-	if (!sl->nsegs || rng_pct(&t->rng, 30)) {
-		/* munmap everything (PROT_NONE over it) and map anew */
+	if (!sl->nsegs || rng_pct(&t->rng, 25)) {
 		if (slot_build(t, s))
-			fz_fail(t, "rebuilding slot %u: %s", s, strerror(errno));
+			fz_fail(t, "a new layout for slot %u: %s", s, strerror(errno));
 		return;
 	}
 	sg = &sl->segs[rng_below(&t->rng, sl->nsegs)];
 	a = sg->first + rng_below(&t->rng, sg->npages);
 	n = 1 + rng_below(&t->rng, sg->first + sg->npages - a);
 	if (sg->mem == FZ_HUGETLB) {
+		/* huge pages go whole */
 		a = sg->first;
 		n = sg->npages;
 	}
 	addr = slot_addr(t, s, a);
-	switch (rng_below(&t->rng, 3)) {
+	bytes = (size_t)n * fz_ps(t);
+	switch (rng_below(&t->rng, 4)) {
 	case 0:
-		/* a hole, or a PROT_NONE reservation, where pinned pages were */
-		if (sg->mem != FZ_HUGETLB && n <= 4 && munmap(addr, n * fz_ps(t)) == 0) {
+		if (sg->mem != FZ_HUGETLB && n <= 4 && munmap(addr, bytes) == 0) {
 			memset(&sl->page[a], FZ_HOLE, n);
-		} else if (mmap(addr, n * fz_ps(t), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
-				MAP_NORESERVE | MAP_FIXED, -1, 0) != MAP_FAILED) {
-			memset(&sl->page[a], FZ_RESERVE, n);
-			memset(&sl->maybe_zero[a], 1, n);
+			done = true;
 		}
 		break;
 	case 1:
-		if (madvise(addr, n * fz_ps(t), MADV_DONTNEED) == 0 && sg->mem == FZ_ANON)
-			for (i = a; i < a + n; i++)
+		if (mmap(addr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+			 MAP_FIXED, -1, 0) != MAP_FAILED) {
+			memset(&sl->page[a], FZ_RESERVE, n);
+			memset(&sl->maybe_zero[a], 1, n);
+			done = true;
+		}
+		break;
+	case 2:
+		done = madvise(addr, bytes, MADV_DONTNEED) == 0;
+		for (i = a; done && i < a + n; i++)
+			if (sl->page[i] == FZ_RESERVE || sg->mem == FZ_ANON)
 				sl->maybe_zero[i] = true;
 		break;
-	default: {
-		/* mremap to the free pages after the slot's mappings (or keep) */
-		unsigned int to = FZ_SLOT_PAGES - 4 - n, k;
-		struct fz_seg moved = *sg;
-
-		if (sg->mem == FZ_HUGETLB || sg->npages != n || a != sg->first)
-			break;
-		for (k = to; k < to + n && sl->page[k] == FZ_RESERVE; k++)
-			;
-		if (k != to + n || to <= sg->first + sg->npages)
-			break;
-		if (mremap(addr, n * fz_ps(t), n * fz_ps(t), MREMAP_MAYMOVE | MREMAP_FIXED,
-			   slot_addr(t, s, to)) == MAP_FAILED)
-			break;
-		/* the old place: a PROT_NONE reservation again, not a hole */
-		mmap(addr, n * fz_ps(t), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
-		     MAP_FIXED, -1, 0);
-		moved.first = to;
-		for (k = 0; k < n; k++) {
-			sl->page[to + k] = sl->page[a + k];
-			sl->maybe_zero[to + k] = sl->maybe_zero[a + k];
-			sl->page[a + k] = FZ_RESERVE;
-			sl->maybe_zero[a + k] = true;
-		}
-		*sg = moved;
+	default:
+		done = seg_move(t, s, sg);
 	}
-	}
+	if (!done)
+		t->skipped[t->op]++;
 }
 
 /* ---- Children: fork, SIGKILL ---- */

@@ -663,31 +663,42 @@ static void answer(struct abi_answers *a, int err)
 		a->err[a->n++] = err;
 }
 
+/* The first of @n checks whose condition holds decides alone: true then. */
+struct abi_check {
+	bool cond;
+	int err;
+	const char *why;
+};
+
+static bool abi_first(const struct abi_check *k, size_t n, struct abi_answers *a)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (k[i].cond) {
+			answer(a, k[i].err);
+			a->why = k[i].why;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* PIN's checks come in the documented order, then GUP answers. */
 static void abi_pin_answers(const struct abi_call *c, struct abi_answers *a)
 {
-	if (c->malformed) {
+	const struct abi_check before_gup[] = {
+		{ c->malformed, EINVAL, "PIN's first check: a reserved field, an unknown method or flag bit, a misaligned, empty, wrapping or beyond-TASK_SIZE range is EINVAL" },
+		{ c->flag_missing, EOPNOTSUPP, "PIN: GUP_PIN_FLAG_ALLOW_BROKEN on a kernel without FOLL_ALLOW_BROKEN_FILE_MAPPING is EOPNOTSUPP before GUP" },
+		{ c->over_per_pin, E2BIG, "PIN: more pages than max_pages_per_pin is E2BIG before GUP" },
+		{ c->over_total, ENOSPC, "PIN: beyond max_pages_total (all pins and calls in flight) is ENOSPC before GUP" },
+	};
+
+	/* where TASK_SIZE depends on the paging levels: EINVAL, or GUP's answer */
+	if (c->maybe_malformed && !c->malformed)
 		answer(a, EINVAL);
-		a->why = "PIN's first check: a reserved field, an unknown method or flag bit, a misaligned, empty, wrapping or beyond-TASK_SIZE range is EINVAL";
+	if (abi_first(before_gup, sizeof(before_gup) / sizeof(before_gup[0]), a))
 		return;
-	}
-	if (c->maybe_malformed)
-		answer(a, EINVAL);
-	if (c->flag_missing) {
-		answer(a, EOPNOTSUPP);
-		a->why = "PIN: GUP_PIN_FLAG_ALLOW_BROKEN on a kernel without FOLL_ALLOW_BROKEN_FILE_MAPPING is EOPNOTSUPP before GUP";
-		return;
-	}
-	if (c->over_per_pin) {
-		answer(a, E2BIG);
-		a->why = "PIN: more pages than max_pages_per_pin is E2BIG before GUP";
-		return;
-	}
-	if (c->over_total) {
-		answer(a, ENOSPC);
-		a->why = "PIN: beyond max_pages_total (all pins and calls in flight) is ENOSPC before GUP";
-		return;
-	}
 	if (c->total_maybe)
 		answer(a, ENOSPC);
 	/* the driver's bookkeeping, GUP's page tables and pages */
@@ -737,24 +748,17 @@ static void abi_pin_use_answers(const struct abi_call *c, struct abi_answers *a)
 
 void abi_answers(const struct abi_call *c, struct abi_answers *a)
 {
+	const struct abi_check first[] = {
+		{ c->ioctl == ABI_UNKNOWN, ENOTTY, "an ioctl number the driver does not know, or a known number with another size, is ENOTTY" },
+		{ c->arg_faults, EFAULT, "every ioctl first copies its argument structure: EFAULT when it cannot" },
+		{ c->ioctl == ABI_VERSION && c->out_faults, EFAULT, "VERSION copies its answer out: EFAULT when it cannot" },
+	};
+
 	memset(a, 0, sizeof(*a));
-	if (c->ioctl == ABI_UNKNOWN) {
-		answer(a, ENOTTY);
-		a->why = "an ioctl number the driver does not know, or a known number with another size, is ENOTTY";
+	if (abi_first(first, sizeof(first) / sizeof(first[0]), a))
 		return;
-	}
-	if (c->arg_faults) {
-		answer(a, EFAULT);
-		a->why = "every ioctl first copies its argument structure: EFAULT when it cannot";
-		return;
-	}
 	switch (c->ioctl) {
 	case ABI_VERSION:
-		if (c->out_faults) {
-			answer(a, EFAULT);
-			a->why = "VERSION copies its answer out: EFAULT when it cannot";
-			return;
-		}
 		a->success = true;
 		a->why = "VERSION always answers";
 		break;
