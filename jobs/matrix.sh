@@ -53,12 +53,16 @@ out=$RESULTS_DIR
 # The guest's part: matrix, then the cross-check against its JSON.
 # qemu/run.sh exports GUP_LAB_FLAVOUR and GUP_LAB_POLICY.  shmem THP only
 # comes with shmem_enabled=advise (anonymous THP: the config's madvise
-# mode).  The KTAP goes to a file: the console keeps the markers.
+# mode); without the huge zero page a read fault of an anon-thp cell maps
+# a real THP (with it, the zero page stands in, and its COW splits the
+# PMD).  The KTAP goes to a file: the console keeps the markers.
 # shellcheck disable=SC2016 # expanded in the guest
 guest='
 insmod /lab/gup_pin_test.ko || exit 90
 echo advise >/sys/kernel/mm/transparent_hugepage/shmem_enabled ||
 	echo "# cannot set shmem_enabled to advise: shmem-thp cells will fail their setup"
+echo 0 >/sys/kernel/mm/transparent_hugepage/use_zero_page ||
+	echo "# cannot turn the huge zero page off: read-faulted anon-thp cells will fail their setup"
 gupctl matrix --flavour "$GUP_LAB_FLAVOUR" --policy "$GUP_LAB_POLICY" \
 	--json /lab/out/matrix.json >/lab/out/matrix.ktap
 status=$?

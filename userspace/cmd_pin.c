@@ -199,6 +199,8 @@ static int parse_pin_opts(int argc, char **argv, struct pin_opts *o)
 		GOPT_BOOL(0, "private", &o->spec.private, "MAP_PRIVATE, not MAP_SHARED"),
 		GOPT_BOOL(0, "read-only", &o->spec.read_only,
 			  "PROT_READ only; a FILE is opened O_RDONLY"),
+		GOPT_BOOL(0, "thp", &o->spec.thp,
+			  "--anon/--shmem: 2 MiB aligned, MADV_HUGEPAGE"),
 		GOPT_CHOICE(0, "prefault", &o->prefault, "MODE", target_prefault_names,
 			    "touch each page of the range before the pin"),
 		GOPT_GROUP("Expectation"),

@@ -210,8 +210,16 @@ int target_prefault(const struct target *t, enum target_prefault how)
 		p = (volatile char *)t->addr + off;
 		if (how == TARGET_PREFAULT_READ)
 			(void)*p;
-		else
+		else if (t->spec.kind == TARGET_FILE)
 			*p = *p;
+		else
+			/*
+			 * Fresh anonymous and memfd memory is zeros: a store
+			 * alone keeps it so, and takes a write fault without
+			 * a read fault first (which would map the huge zero
+			 * page, and its COW splits the PMD in 6.1).
+			 */
+			*p = 0;
 	}
 	/*
 	 * fsync() writes the dirty page back: for a MAP_SHARED file on a
