@@ -614,8 +614,11 @@ int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
 		return -EINVAL;
 	pin = gup(&mc);
 	if (pin.outcome != OUTCOME_PINNED) {
-		snprintf(e->outcome, sizeof(e->outcome), "blocked (%s)",
-			 pin.outcome == OUTCOME_REFUSED ? errno_name(pin.err) : "not run");
+		/* The judge's words: "+ kernel warning" when the refusal WARNs. */
+		snprintf(e->outcome, sizeof(e->outcome), "blocked (%s)%s%s",
+			 pin.outcome == OUTCOME_REFUSED ? errno_name(pin.err) : "not run",
+			 pin.report.kind ? " + kernel " : "",
+			 pin.report.kind ? pin.report.kind : "");
 		snprintf(e->reason, sizeof(e->reason),
 			 "the page is not mapped yet (GUP-fast falls back to the slow path): %s",
 			 pin.reason);
