@@ -327,6 +327,77 @@ static struct expectation expect_gup_v9(const struct cell *c)
 }
 
 /*
+ * What 6.12 decides from the method and flags alone, before any VMA:
+ * is_valid_gup_args() (mm/gup.c:2595), which every entry point calls.  Two
+ * answers differ from 6.1's flags_decide_61(): the LONGTERM check has one
+ * WARN for every FOLL_GET entry point (get_user_pages_unlocked() included),
+ * and pin_user_pages_unlocked() takes FOLL_LONGTERM, since it pins through
+ * __gup_longterm_locked() (mm/gup.c:3663-3676) where 6.1's refused it.
+ */
+static bool flags_decide_612(const struct cell *c, struct expectation *e)
+{
+	bool lt = c->flags & GUP_PIN_FLAG_LONGTERM;
+
+	if (c->flags & GUP_PIN_FLAG_ALLOW_BROKEN) {
+		*e = refused(EOPNOTSUPP, "gup_pin_test refuses GUP_PIN_FLAG_ALLOW_BROKEN before GUP: 6.12 has no FOLL_ALLOW_BROKEN_FILE_MAPPING (only seed 005 adds it)");
+		e->by_driver = true;
+	} else if (lt && !method_is_pin(c->method)) {
+		*e = warned(EINVAL, "WARN_ON_ONCE(!(gup_flags & FOLL_PIN) && (gup_flags & FOLL_LONGTERM))",
+			    "is_valid_gup_args() (mm/gup.c:2625, 6.12): LONGTERM can only be specified when pinning: WARN_ON_ONCE, -EINVAL");
+	} else {
+		return false;
+	}
+	e->flags_only = true;
+	return true;
+}
+
+/*
+ * mainline: Debian's 6.12 as packaged, the series as merged in 6.5 and
+ * what came after, from 6.12.118's code:
+ * - slow path, check_vma_flags() (mm/gup.c:1292-1295) ->
+ *   writable_file_mapping_allowed() (mm/gup.c:1252-1267): a write with
+ *   both FOLL_PIN and FOLL_LONGTERM to a VMA that
+ *   vma_needs_dirty_tracking() (mm/vma.c:1890: shared and writable first,
+ *   then page_mkwrite or a mapping that writes back) is refused, -EFAULT,
+ *   before the VM_WRITE test (mm/gup.c:1297-1313);
+ * - fast path, gup_fast_folio_allowed() (mm/gup.c:2833-2901): a
+ *   FOLL_PIN|FOLL_LONGTERM|FOLL_WRITE folio passes if hugetlb, anonymous
+ *   or shmem; any other falls back to the slow path, which decides;
+ * - a FOLL_LONGTERM read pin of a file page in a COW mapping is unshared
+ *   first (gup_must_unshare(), mm/internal.h:1393-1404): GUP pins an
+ *   anonymous copy.  The call succeeds, as on 6.1.
+ * The same answers as gup-v9 except flags_decide_612(); the reasons cite
+ * 6.12.
+ */
+static struct expectation expect_mainline(const struct cell *c)
+{
+	unsigned int need = GUP_PIN_FLAG_WRITE | GUP_PIN_FLAG_LONGTERM;
+	bool write = c->flags & GUP_PIN_FLAG_WRITE;
+	bool force = c->flags & GUP_PIN_FLAG_FORCE;
+	struct expectation e;
+
+	if (cell_impossible(c, &e) || flags_decide_612(c, &e))
+		return e;
+	if ((c->flags & need) == need && method_is_pin(c->method) &&
+	    backing_dirty_tracked_v9(c->backing))
+		return refused(EFAULT, "check_vma_flags() -> writable_file_mapping_allowed() (mm/gup.c:1292-1295, 1252-1267): a FOLL_PIN|FOLL_LONGTERM write to a shared writable VMA that vma_needs_dirty_tracking() (mm/vma.c:1890); GUP-fast's gup_fast_folio_allowed() (mm/gup.c:2901) sends a page-cache folio there too");
+	if (write && c->backing == BACKING_EXT4_SHARED_RO)
+		return refused(EFAULT, force ?
+			       "check_vma_flags() (mm/gup.c:1297-1313): no VM_WRITE, and FOLL_FORCE does not help: a MAP_SHARED mapping of an O_RDONLY file loses VM_SHARED and VM_MAYWRITE, so it is no COW mapping" :
+			       "check_vma_flags() (mm/gup.c:1297-1299): FOLL_WRITE on a VMA without VM_WRITE and no FOLL_FORCE");
+	if (write && c->backing == BACKING_EXT4_PRIVATE_RO)
+		return force ?
+		       pinned("FOLL_FORCE on a COW mapping passes check_vma_flags() (mm/gup.c:1297-1313); the write fault breaks COW and GUP takes the exclusive anonymous copy: the debugger's breakpoint") :
+		       refused(EFAULT, "check_vma_flags() (mm/gup.c:1297-1299): FOLL_WRITE on a VMA without VM_WRITE and no FOLL_FORCE");
+	if (write)
+		return pinned("writable_file_mapping_allowed() (mm/gup.c:1259-1267) passes: not both FOLL_PIN and FOLL_LONGTERM, or a VMA without dirty tracking (anonymous, private, shmem, hugetlb); the write fault makes the page writable and GUP takes it");
+	if ((c->flags & GUP_PIN_FLAG_LONGTERM) && backing_spec(c->backing)->private &&
+	    backing_spec(c->backing)->kind == TARGET_FILE)
+		return pinned("a long-term read pin of a file page in a COW mapping: gup_must_unshare() (mm/internal.h:1393-1404) unshares it first, and GUP pins the anonymous copy");
+	return pinned("a read pin: GUP faults the page in readable and takes it");
+}
+
+/*
  * The backings as the matrix makes them and gupctl pin recognises them.
  * A memfd's file system is implied (shmem, hugetlbfs).
  */
@@ -361,16 +432,28 @@ enum target_prefault state_prefault(enum cell_state state)
 	return state < STATE_COUNT ? state_prefaults[state] : TARGET_PREFAULT_NONE;
 }
 
+static const struct {
+	const char *name;
+	policy_fn fn;
+} policies[] = {
+	{ "stock", expect_stock },
+	{ "v1", expect_gup_v1 },
+	{ "v7", expect_gup_v7 },
+	{ "v9", expect_gup_v9 },
+	{ "mainline", expect_mainline },
+};
+
 /*
- * The policies model 6.1 (6.1.192's code).  The lab tells each guest its
- * flavour's policy (GUP_LAB_POLICY, from patches/flavours).  Otherwise
- * the kernel's symbols: only gup-v1's kernel has the flag the driver
- * reports (GUP_PIN_FEATURE_ALLOW_BROKEN); v7 and v9 add
- * vma_needs_dirty_tracking() (mm/mmap.c, global), v9 folio_fast_pin_allowed().
+ * The policies model 6.1.192's code and, for mainline, 6.12.118's.  The
+ * lab tells each guest its flavour's policy (GUP_LAB_POLICY, from
+ * patches/flavours).  Otherwise: a 6.12 kernel is mainline (no series is
+ * built on 6.12); on 6.1 the kernel's symbols: only gup-v1's kernel has
+ * the flag the driver reports (GUP_PIN_FEATURE_ALLOW_BROKEN); v7 and v9
+ * add vma_needs_dirty_tracking() (mm/mmap.c, global), v9
+ * folio_fast_pin_allowed().
  */
 const char *policy_detect(char *why, size_t size)
 {
-	static const char * const names[] = { "stock", "v1", "v7", "v9" };
 	const char *env = getenv("GUP_LAB_POLICY");
 	struct gupdev dev;
 	struct utsname u;
@@ -378,16 +461,19 @@ const char *policy_detect(char *why, size_t size)
 	bool v1;
 	int has;
 
-	if (env) {
-		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-			if (!strcmp(env, names[i])) {
-				snprintf(why, size, "GUP_LAB_POLICY=%s (the lab's flavour table)", env);
-				return names[i];
-			}
+	for (i = 0; env && i < sizeof(policies) / sizeof(policies[0]); i++) {
+		if (!strcmp(env, policies[i].name)) {
+			snprintf(why, size, "GUP_LAB_POLICY=%s (the lab's flavour table)", env);
+			return policies[i].name;
 		}
 	}
+	if (uname(&u) == 0 && !strncmp(u.release, "6.12.", 5)) {
+		snprintf(why, size, "kernel %.40s: the lab's 6.12 kernel is mainline, no series",
+			 u.release);
+		return "mainline";
+	}
 	if (uname(&u) == 0 && strncmp(u.release, "6.1.", 4)) {
-		snprintf(why, size, "kernel %.40s: the policies model 6.1 only",
+		snprintf(why, size, "kernel %.40s: the policies model 6.1 and 6.12 only",
 			 u.release);
 		return NULL;
 	}
@@ -450,15 +536,6 @@ int pin_cell(const struct target *t, unsigned int method, unsigned int flags,
 	return -ENOENT;
 }
 
-static const struct {
-	const char *name;
-	policy_fn fn;
-} policies[] = {
-	{ "stock", expect_stock },
-	{ "v1", expect_gup_v1 },
-	{ "v7", expect_gup_v7 },
-	{ "v9", expect_gup_v9 },
-};
 
 policy_fn policy_lookup(const char *name)
 {
@@ -472,7 +549,13 @@ policy_fn policy_lookup(const char *name)
 
 const char *policy_names(void)
 {
-	return "stock, v1, v7, v9";
+	static char names[80];
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+		n += snprintf(names + n, sizeof(names) - n, "%s%s",
+			      i ? ", " : "", policies[i].name);
+	return names;
 }
 
 /*
