@@ -562,8 +562,48 @@ const char *policy_names(void)
  * ---- The ext4-2018 reproduction (gupctl repro) ----
  *
  * Line numbers are 6.1.192's (Debian linux-source-6.1 6.1.192-3), as in
- * the stock tree; the BUG's line comes from the flavour's own tree.
+ * the stock tree, or 6.12.118's for mainline (repro_cites); the BUG's line
+ * comes from the flavour's own tree.  The code they cite is the same in
+ * both: cc5095747edf's warning is still 6.12's.
  */
+
+struct repro_cites {
+	const char *move_release;	/* move_extent_per_page()'s release */
+	const char *release_folio;	/* ext4_release_folio() */
+	const char *free_buffers;	/* try_to_free_buffers() */
+	const char *buffer_busy;	/* buffer_busy() */
+	const char *page_mkwrite;	/* ext4_page_mkwrite() */
+	const char *block_mkwrite;	/* its block_page_mkwrite() call */
+	const char *readpages;		/* ext4_mpage_readpages() */
+	const char *confused;		/* its block_read_full_folio() fallback */
+	const char *unpin_dirty;	/* unpin_user_pages_dirty_lock() */
+	const char *set_dirty_lock;	/* set_page_dirty_lock() */
+	const char *dirty_folio_warn;	/* ext4_dirty_folio()'s no-buffers WARN */
+	const char *no_buffers_warn;	/* mpage_prepare_extent_to_map()'s warning */
+	const char *mark_unwritten;	/* ext4_swap_extents()'s unwritten donor */
+};
+
+static const struct repro_cites repro_cites_61 = {
+	"fs/ext4/move_extent.c:361", "fs/ext4/inode.c:3310", "fs/buffer.c:2815",
+	"fs/buffer.c:2782", "fs/ext4/inode.c:6298", "fs/ext4/inode.c:6338",
+	"fs/ext4/readpage.c:225", "fs/ext4/readpage.c:399", "mm/gup.c:323",
+	"mm/page-writeback.c:2788", "fs/ext4/inode.c:3664",
+	"fs/ext4/inode.c:2671-2672", "fs/ext4/extents.c:5827-5828",
+};
+
+static const struct repro_cites repro_cites_612 = {
+	"fs/ext4/move_extent.c:369", "fs/ext4/inode.c:3256", "fs/buffer.c:2961",
+	"fs/buffer.c:2904", "fs/ext4/inode.c:6256", "fs/ext4/inode.c:6296",
+	"fs/ext4/readpage.c:211", "fs/ext4/readpage.c:382", "mm/gup.c:290",
+	"mm/page-writeback.c:2930", "fs/ext4/inode.c:3587",
+	"fs/ext4/inode.c:2526-2527", "fs/ext4/extents.c:5711-5712",
+};
+
+/* The mainline policy is 6.12's code; every other policy is built on 6.1. */
+static const struct repro_cites *repro_cites_for(const char *policy)
+{
+	return strcmp(policy, "mainline") ? &repro_cites_61 : &repro_cites_612;
+}
 
 const char * const repro_route_choices[REPRO_ROUTE_COUNT + 1] = {
 	[REPRO_ROUTE_READ]	= "read",
@@ -595,36 +635,44 @@ bool repro_cell_valid(const struct repro_cell *c, const char **why)
 
 /*
  * Does the page still have buffer heads when the pin's holder dirties it?
- * *@why: how the route got there.
+ * @why (of @size): how the route got there, citing @k.
  */
-static bool repro_buffers_at_unpin(const struct repro_cell *c, const char **why)
+static bool repro_buffers_at_unpin(const struct repro_cell *c,
+				   const struct repro_cites *k, char *why,
+				   size_t size)
 {
 	if (c->route == REPRO_ROUTE_MOVE_EXT) {
-		*why = "ext4_page_mkwrite() attached buffers, fsync cleaned them, then "
-		       "EXT4_IOC_MOVE_EXT's move_extent_per_page() called filemap_release_folio() "
-		       "on the pinned donor page (fs/ext4/move_extent.c:361): ext4_release_folio() "
-		       "(fs/ext4/inode.c:3310) -> try_to_free_buffers() (fs/buffer.c:2815) checks "
-		       "buffer_busy() (fs/buffer.c:2782), never the page's references";
+		snprintf(why, size,
+			 "ext4_page_mkwrite() attached buffers, fsync cleaned them, then "
+			 "EXT4_IOC_MOVE_EXT's move_extent_per_page() called filemap_release_folio() "
+			 "on the pinned donor page (%s): ext4_release_folio() (%s) -> "
+			 "try_to_free_buffers() (%s) checks buffer_busy() (%s), never the page's "
+			 "references", k->move_release, k->release_folio, k->free_buffers,
+			 k->buffer_busy);
 		return false;
 	}
 	if (c->flags & GUP_PIN_FLAG_WRITE) {
-		*why = "FOLL_WRITE: GUP's write fault runs ext4_page_mkwrite() "
-		       "(fs/ext4/inode.c:6298), whose block_page_mkwrite() (fs/ext4/inode.c:6338) "
-		       "attaches buffers";
+		snprintf(why, size,
+			 "FOLL_WRITE: GUP's write fault runs ext4_page_mkwrite() (%s), whose "
+			 "block_page_mkwrite() (%s) attaches buffers", k->page_mkwrite,
+			 k->block_mkwrite);
 		return true;
 	}
-	*why = "no FOLL_WRITE, no page_mkwrite: ext4_mpage_readpages() (fs/ext4/readpage.c:225) "
-	       "read the page with a bio of its own, without buffers (only its 'confused' "
-	       "fallback, fs/ext4/readpage.c:399, attaches them)";
+	snprintf(why, size,
+		 "no FOLL_WRITE, no page_mkwrite: ext4_mpage_readpages() (%s) read the page "
+		 "with a bio of its own, without buffers (only its 'confused' fallback, %s, "
+		 "attaches them)", k->readpages, k->confused);
 	return false;
 }
 
 /* How the dirty release reaches ext4_dirty_folio(). */
-static const char *repro_dirty_release(unsigned int method)
+static void repro_dirty_release(unsigned int method, const struct repro_cites *k,
+				char *buf, size_t size)
 {
-	return method_is_pin(method) ?
-	       "unpin_user_pages_dirty_lock() (mm/gup.c:323)" :
-	       "set_page_dirty_lock() (mm/page-writeback.c:2788)";
+	if (method_is_pin(method))
+		snprintf(buf, size, "unpin_user_pages_dirty_lock() (%s)", k->unpin_dirty);
+	else
+		snprintf(buf, size, "set_page_dirty_lock() (%s)", k->set_dirty_lock);
 }
 
 static void repro_report(struct repro_expectation *e, const char *kind,
@@ -642,36 +690,42 @@ static void repro_report(struct repro_expectation *e, const char *kind,
  * page_buffers() warns, clears the dirty bit and moves on: the write is lost.
  */
 static void repro_ext4_warn(const struct repro_cell *c, const char *why,
-			    struct repro_expectation *e)
+			    const struct repro_cites *k, struct repro_expectation *e)
 {
 	/* The disk keeps step 1's OLD bytes; move-ext's donor extent is unwritten. */
 	bool moved = c->route == REPRO_ROUTE_MOVE_EXT;
+	char release[96], unwritten[160] = "";
 
+	repro_dirty_release(c->method, k, release, sizeof(release));
+	if (moved)
+		snprintf(unwritten, sizeof(unwritten),
+			 "; ext4_swap_extents() marked the donor's new extent unwritten (%s): "
+			 "the disk reads zeros", k->mark_unwritten);
 	snprintf(e->outcome, sizeof(e->outcome), "WARNING + data lost (host reads %s)",
 		 moved ? "ZEROS" : "OLD");
 	snprintf(e->reason, sizeof(e->reason),
 		 "%s; the dirty release, %s, WARNs in ext4_dirty_folio() "
-		 "(fs/ext4/inode.c:3664: no buffers); fsync's mpage_prepare_extent_to_map() warns "
+		 "(%s: no buffers); fsync's mpage_prepare_extent_to_map() warns "
 		 "'does not have buffers attached' and ClearPageDirty()s the page unwritten "
-		 "(fs/ext4/inode.c:2671-2672, cc5095747edf)%s",
-		 why, repro_dirty_release(c->method),
-		 moved ? "; ext4_swap_extents() marked the donor's new extent unwritten "
-			 "(fs/ext4/extents.c:5827-5828): the disk reads zeros" : "");
+		 "(%s, cc5095747edf)%s",
+		 why, release, k->dirty_folio_warn, k->no_buffers_warn, unwritten);
 }
 
 /* ext4=bug, cc5095747edf reverted: page_buffers() BUGs, the guest panics. */
 static void repro_ext4_bug(const struct repro_cell *c, const char *why,
-			   const char *bug_site, struct repro_expectation *e)
+			   const char *bug_site, const struct repro_cites *k,
+			   struct repro_expectation *e)
 {
-	char site[64];
+	char site[64], release[96];
 
+	repro_dirty_release(c->method, k, release, sizeof(release));
 	snprintf(site, sizeof(site), "%s", bug_site ? bug_site : "fs/ext4/inode.c:?");
 	snprintf(e->outcome, sizeof(e->outcome), "BUG (%s)", site);
 	snprintf(e->reason, sizeof(e->reason),
 		 "%s; the dirty release, %s, WARNs in ext4_dirty_folio(); with cc5095747edf "
 		 "reverted fsync's mpage_prepare_extent_to_map() calls page_buffers() on the page "
 		 "and its BUG_ON(!PagePrivate(page)) fires (%s%s)",
-		 why, repro_dirty_release(c->method), site,
+		 why, release, site,
 		 bug_site ? " in the flavour's tree" : ": line not given");
 	repro_report(e, "bug", site, "page_buffers()'s BUG_ON in mpage_prepare_extent_to_map()");
 	repro_report(e, "panic", "", "the lab boots with oops=panic (qemu/run.sh): the BUG panics");
@@ -688,9 +742,9 @@ int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
 		.state = STATE_NONE,
 	};
 	policy_fn gup = policy_lookup(policy);
+	const struct repro_cites *k = repro_cites_for(policy);
 	struct expectation pin;
-	const char *route_why;
-	char why[1024];
+	char route_why[512], why[1024];
 
 	memset(e, 0, sizeof(*e));
 	if (!gup || ext4 >= REPRO_EXT4_COUNT)
@@ -711,7 +765,7 @@ int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
 				     "the GUP policy's WARN_ON_ONCE on its refusal (the matrix matches its source line)");
 		return 0;
 	}
-	if (repro_buffers_at_unpin(c, &route_why)) {
+	if (repro_buffers_at_unpin(c, k, route_why, sizeof(route_why))) {
 		snprintf(e->outcome, sizeof(e->outcome), "no loss (host reads NEW)");
 		snprintf(e->reason, sizeof(e->reason),
 			 "%s; %s; the dirty page is written back normally",
@@ -723,8 +777,8 @@ int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
 	repro_report(e, "warning", "ext4_dirty_folio",
 		     "ext4_dirty_folio()'s WARN_ON_ONCE(!folio_buffers(folio))");
 	if (ext4 == REPRO_EXT4_WARN)
-		repro_ext4_warn(c, why, e);
+		repro_ext4_warn(c, why, k, e);
 	else
-		repro_ext4_bug(c, why, bug_site, e);
+		repro_ext4_bug(c, why, bug_site, k, e);
 	return 0;
 }
