@@ -10,6 +10,7 @@ packages=(
 	shellcheck python3 binutils
 	libjansson-dev jq			# JSON: gupctl reads and writes it, suites read it
 	genisoimage				# the driver selftest's iso9660 image
+	liburing-dev rsync			# gup_longterm's io_uring half; 6.12's headers_install
 )
 missing=()
 for p in "${packages[@]}"; do
