@@ -787,9 +787,10 @@ static u32 gpt_folio_bits(struct folio *folio)
  * buffer layer function that reads folio_buffers() as buffer heads does:
  * ->is_partially_uptodate = block_is_partially_uptodate() (fs/buffer.c:2196,
  * called by filemap_read() on the mapping's folios: ext4's three aops,
- * ext2, fat, ...) or ->is_dirty_writeback = buffer_check_dirty_writeback()
- * (fs/buffer.c:86, called by reclaim: the block devices' def_blk_aops,
- * block/fops.c:429).
+ * ext2, fat, ...) or ->dirty_folio = block_dirty_folio() (fs/buffer.c:616:
+ * the block devices' def_blk_aops, block/fops.c:430, ext2, fat, ...).
+ * Both are exported by 6.1 and 6.12 (buffer_check_dirty_writeback(), which
+ * the block devices also use, is not by 6.12).
  */
 static bool gpt_mapping_has_buffer_heads(const struct address_space *mapping)
 {
@@ -797,7 +798,7 @@ static bool gpt_mapping_has_buffer_heads(const struct address_space *mapping)
 	const struct address_space_operations *a_ops = mapping->a_ops;
 
 	return a_ops->is_partially_uptodate == block_is_partially_uptodate ||
-	       a_ops->is_dirty_writeback == buffer_check_dirty_writeback;
+	       a_ops->dirty_folio == block_dirty_folio;
 #else
 	return false;
 #endif
@@ -868,7 +869,7 @@ static int gpt_page_state(struct page *page, struct gup_page_state *st)
 
 	memset(st, 0, sizeof(*st));
 	st->index = gpt_page_index(folio, page);
-	st->mapcount = page_mapcount(page);
+	st->mapcount = gpt_page_mapcount(page);
 	st->refcount = folio_ref_count(folio);
 	if (is_zero_page(page)) {
 		st->kind = GUP_PAGE_OTHER;
@@ -1017,7 +1018,7 @@ static const struct file_operations gpt_fops = {
 	.release	= gpt_release,
 	.unlocked_ioctl	= gpt_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
-	.llseek		= no_llseek,
+	.llseek		= gpt_no_llseek,
 };
 
 static struct miscdevice gpt_misc = {
