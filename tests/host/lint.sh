@@ -15,7 +15,6 @@ fi
 
 # checkpatch of each source version a flavour builds on (6.1, 6.12): one
 # "total:" line per file, every one clean.
-awk '!/^#/ && NF { print "linux-source-" $5 }' patches/flavours | sort -u |
 while read -r pkg; do
 	tree=$(patches/unpack-source.sh "$pkg")
 	out=$(perl "$tree/scripts/checkpatch.pl" --no-tree --strict -f \
@@ -27,7 +26,7 @@ while read -r pkg; do
 		tap_not_ok "checkpatch --strict ($pkg): module/"
 		printf '%s\n' "$out" | grep -E '^(WARNING|ERROR|CHECK|total|#)' | sed 's/^/#   /'
 	fi
-done
+done < <(awk '!/^#/ && NF { print "linux-source-" $5 }' patches/flavours | sort -u)
 
 if out=$(module/build.sh headers 2>&1); then
 	tap_ok "gup_pin_test.ko builds with W=1, no warnings, against Debian's linux-headers"
