@@ -36,7 +36,16 @@ done
 sel=$src/tools/testing/selftests/mm
 [ -d "$sel" ] || sel=$src/tools/testing/selftests/vm
 [ -f "$sel/gup_test.c" ] || die "no gup_test.c in $src/tools/testing/selftests/{mm,vm}"
-gcc -O2 -static -pthread -I"$src" -I"$sel" -o "$dir/bin/gup_test" "$sel/gup_test.c"
+# 6.12's links vm_util.c (and thp_settings.c), as its Makefile does, which
+# want the tree's own exported uapi headers (PAGEMAP_SCAN).
+gt_extra=()
+if grep -q '"vm_util.h"' "$sel/gup_test.c"; then
+	gt_extra=(-isystem "$(uapi_headers "$(flavour_source_pkg "$flavour")")"
+		-isystem "$src/tools/include/uapi" "$sel/vm_util.c")
+	[ ! -f "$sel/thp_settings.c" ] || gt_extra+=("$sel/thp_settings.c")
+fi
+gcc -O2 -static -pthread -I"$src" -I"$sel" -o "$dir/bin/gup_test" \
+	"$sel/gup_test.c" "${gt_extra[@]}"
 
 # foll_value NAME: the value of FOLL_NAME in the tree: 6.1's
 # "#define FOLL_LONGTERM 0x10000" (include/linux/mm.h), or 6.12's enum
