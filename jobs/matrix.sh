@@ -79,6 +79,7 @@ if insmod /lab/gup_pin_test.ko; then
 	status=$?
 	gupctl xcheck --policy "$GUP_LAB_POLICY" --gup-test /lab/bin/gup_test \
 		--foll-longterm "$(cat /lab/foll_longterm)" --foll-force "$(cat /lab/foll_force)" \
+		--foll-touch "$(cat /lab/foll_touch)" --tool-foll-touch "$(cat /lab/tool_foll_touch)" \
 		--matrix /lab/out/matrix.json --json /lab/out/xcheck.json >/lab/out/xcheck.tap
 	xstatus=$?
 	rmmod gup_pin_test

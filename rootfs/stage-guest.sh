@@ -47,24 +47,31 @@ fi
 gcc -O2 -static -pthread -I"$src" -I"$sel" -o "$dir/bin/gup_test" \
 	"$sel/gup_test.c" "${gt_extra[@]}"
 
-# foll_value NAME: the value of FOLL_NAME in the tree: 6.1's
-# "#define FOLL_LONGTERM 0x10000" (include/linux/mm.h), or 6.12's enum
-# member "FOLL_LONGTERM = 1 << 8," (include/linux/mm_types.h), evaluated.
+# foll_value NAME [FILE...]: the value of FOLL_NAME in the tree (or in
+# FILE...): 6.1's "#define FOLL_LONGTERM 0x10000" (include/linux/mm.h), or
+# 6.12's enum member "FOLL_LONGTERM = 1 << 8," (include/linux/mm_types.h;
+# the internal flags in mm/internal.h), evaluated.
 foll_value() {
 	local name=$1 expr
+	shift
+	[ $# -gt 0 ] || set -- "$src/include/linux/mm.h" \
+		"$src/include/linux/mm_types.h" "$src/mm/internal.h"
 	expr=$(awk -v name="$name" '
 		$1 == "#define" && $2 == name { print $3; exit }
 		$1 == name && $2 == "=" { sub(/^[^=]*=[ \t]*/, ""); sub(/,.*/, ""); print; exit }' \
-		"$src/include/linux/mm.h" "$src/include/linux/mm_types.h")
+		"$@")
 	# Only literals, shifts and ors: anything else is not evaluated.
 	[[ $expr =~ ^[0-9a-fA-FxX\ \<\|\(\)]+$ ]] ||
 		die "$name in $src: '$expr' is not a constant expression this script evaluates"
 	printf '%#x\n' "$((expr))"
 }
 # gup_test -F takes raw FOLL_* bits, which are not uapi: read this tree's.
-for bit in longterm force; do
+for bit in longterm force touch; do
 	foll_value "FOLL_${bit^^}" >"$dir/foll_$bit"
 done
+# gup_test -z passes FOLL_TOUCH from its own copy of the flag: the
+# cross-check compares it with the kernel's (6.12 moved FOLL_TOUCH).
+foll_value FOLL_TOUCH "$sel/gup_test.c" >"$dir/tool_foll_touch"
 
 # The mm selftests' gup_longterm (David Hildenbrand's FOLL_LONGTERM test),
 # from the 6.12 tree, unmodified, one binary for every flavour.  Built as
