@@ -587,8 +587,8 @@ check_help() {
 }
 
 matrix_opts="--expect --ext4-dir --flavour --help --json --policy --ramfs-dir --tmpfs-dir"
-xcheck_opts="--ext4-dir --foll-force --foll-longterm --gup-test --help --json --matrix --policy
---ramfs-dir --tmpfs-dir"
+xcheck_opts="--ext4-dir --foll-force --foll-longterm --foll-touch --gup-test --help --json --matrix
+--policy --ramfs-dir --tmpfs-dir --tool-foll-touch"
 report_opts="--boot-seconds --collect --console --ext4 --flavour --help --input-hash
 --kernel-verdict --learned --matrix --md --policies --policy --reports --src --svg --xcheck"
 
@@ -627,6 +627,7 @@ value() {
 	--policy) echo v7 ;;
 	--foll-longterm) echo 0x10000 ;;
 	--foll-force) echo 0x10 ;;
+	--foll-touch | --tool-foll-touch) echo 0x02 ;;
 	*) echo "$TMP/x" ;;
 	esac
 }
