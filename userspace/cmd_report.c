@@ -16,6 +16,7 @@
 #include "gupctl.h"
 #include "matrix_json.h"
 #include "options.h"
+#include "longterm.h"
 #include "report_policies.h"
 #include "policy.h"
 
@@ -1197,6 +1198,7 @@ static void write_policies(const struct report *r, FILE *f)
 	for (i = 0; i < r->nr_fl && n < ARRAY_SIZE(fl); i++)
 		fl[n++] = &r->fl[i];
 	write_policies_md(fl, n, r->dir ?: "the FLAVOUR.json files given", f);
+	longterm_policies_section(f, r->dir);
 }
 
 /* Load FLAVOUR.json @path as the next flavour. */
