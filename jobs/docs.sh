@@ -19,12 +19,15 @@ set -euo pipefail
 
 pages=(matrix repro)
 
-# page_matrix DIR: docs/matrix.md, docs/matrix.svg and docs/policies.md.
+# page_matrix DIR: docs/matrix.md, docs/matrix.svg, docs/policies.md and
+# docs/longterm.md (gup_longterm's verdicts per flavour).
 # shellcheck disable=SC2317 # called as page_$job
 page_matrix() {
 	"$gupctl" report --md docs/matrix.md --svg docs/matrix.svg --policies docs/policies.md \
 		--learned docs/matrix-learned.md "$1" || [ $? -eq 1 ] ||
 		die "gupctl report failed on $1"
+	"$gupctl" longterm report --md docs/longterm.md "$1" ||
+		die "gupctl longterm report failed on $1"
 }
 
 # page_repro DIR: docs/repro-ext4-2018-results.md.

@@ -1,16 +1,20 @@
 #!/bin/bash
 # `make matrix`: the GUP matrix on every flavour, one boot each.  Each guest
 # runs `gupctl matrix` (KTAP into the results, a marker per cell on
-# /dev/kmsg, the cells as JSON) and the cross-check with the kernel's own
-# gup_test; on the host `gupctl report --collect` attributes every kernel
-# report on the console to its cell and writes the flavour's document.
+# /dev/kmsg, the cells as JSON), the cross-check with the kernel's own
+# gup_test, and the mm selftests' gup_longterm (6.12's, unmodified); on
+# the host `gupctl report --collect` attributes every kernel report on the
+# console to its cell and writes the flavour's document, and `gupctl
+# longterm judge` holds each gup_longterm verdict against the one the
+# flavour's policy predicts.
 # One results directory per run (docs/results.md); nothing tracked is
 # written (`make docs` turns results into docs/matrix.md).  Prints a line
 # per flavour (and the first problems of a failed one: gupctl report
 # --collect), and the results path.
 # Exit status: 0 when every flavour ran and passed (every cell as
 # expected, gup_test agreeing, no kernel report but the WARNINGs cells
-# expect); 1 otherwise; 2 usage error.
+# expect, every gup_longterm verdict the predicted one); 1 otherwise; 2
+# usage error.
 #
 #   jobs/matrix.sh [--results DIR] [FLAVOUR...]
 # --results DIR  write the run there, move no latest link (default: a new
@@ -50,27 +54,47 @@ trap 'rm -rf "$tmp"' EXIT
 results_begin matrix "$results"
 out=$RESULTS_DIR
 
-# The guest's part: matrix, then the cross-check against its JSON.
-# qemu/run.sh exports GUP_LAB_FLAVOUR and GUP_LAB_POLICY.  shmem THP only
-# comes with shmem_enabled=advise (anonymous THP: the config's madvise
-# mode); without the huge zero page a read fault of an anon-thp cell maps
-# a real THP (with it, the zero page stands in, and its COW splits the
-# PMD).  The KTAP goes to a file: the console keeps the markers.
+# The guest's part: matrix, then the cross-check against its JSON, then
+# gup_longterm.  qemu/run.sh exports GUP_LAB_FLAVOUR and GUP_LAB_POLICY.
+# shmem THP only comes with shmem_enabled=advise (anonymous THP: the
+# config's madvise mode); without the huge zero page a read fault of an
+# anon-thp cell maps a real THP (with it, the zero page stands in, and its
+# COW splits the PMD).  The KTAP goes to a file: the console keeps the
+# markers.  gup_longterm needs no module: it runs even if insmod fails.
+# Two free huge pages of each size for its hugetlb cases (a MAP_PRIVATE
+# one needs a second for memset()'s copy; a size the guest cannot supply
+# stays short, and the judge predicts the suite's skip); it runs from the
+# scratch ext4, its "local file system" (it makes its file next to its
+# relative __FILE__: the cwd).  Its status is data, not the guest's.
 # shellcheck disable=SC2016 # expanded in the guest
 guest='
-insmod /lab/gup_pin_test.ko || exit 90
-echo advise >/sys/kernel/mm/transparent_hugepage/shmem_enabled ||
-	echo "# cannot set shmem_enabled to advise: shmem-thp cells will fail their setup"
-echo 0 >/sys/kernel/mm/transparent_hugepage/use_zero_page ||
-	echo "# cannot turn the huge zero page off: read-faulted anon-thp cells will fail their setup"
-gupctl matrix --flavour "$GUP_LAB_FLAVOUR" --policy "$GUP_LAB_POLICY" \
-	--json /lab/out/matrix.json >/lab/out/matrix.ktap
-status=$?
-gupctl xcheck --policy "$GUP_LAB_POLICY" --gup-test /lab/bin/gup_test \
-	--foll-longterm "$(cat /lab/foll_longterm)" --foll-force "$(cat /lab/foll_force)" \
-	--matrix /lab/out/matrix.json --json /lab/out/xcheck.json >/lab/out/xcheck.tap
-xstatus=$?
-rmmod gup_pin_test
+status=90 xstatus=90
+if insmod /lab/gup_pin_test.ko; then
+	echo advise >/sys/kernel/mm/transparent_hugepage/shmem_enabled ||
+		echo "# cannot set shmem_enabled to advise: shmem-thp cells will fail their setup"
+	echo 0 >/sys/kernel/mm/transparent_hugepage/use_zero_page ||
+		echo "# cannot turn the huge zero page off: read-faulted anon-thp cells will fail their setup"
+	gupctl matrix --flavour "$GUP_LAB_FLAVOUR" --policy "$GUP_LAB_POLICY" \
+		--json /lab/out/matrix.json >/lab/out/matrix.ktap
+	status=$?
+	gupctl xcheck --policy "$GUP_LAB_POLICY" --gup-test /lab/bin/gup_test \
+		--foll-longterm "$(cat /lab/foll_longterm)" --foll-force "$(cat /lab/foll_force)" \
+		--foll-touch "$(cat /lab/foll_touch)" --tool-foll-touch "$(cat /lab/tool_foll_touch)" \
+		--matrix /lab/out/matrix.json --json /lab/out/xcheck.json >/lab/out/xcheck.tap
+	xstatus=$?
+	rmmod gup_pin_test
+fi
+for h in /sys/kernel/mm/hugepages/hugepages-*kB; do
+	[ -d "$h" ] || continue
+	free=$(cat "$h/free_hugepages")
+	[ "$free" -ge 2 ] || echo $(($(cat "$h/nr_hugepages") + 2 - free)) >"$h/nr_hugepages"
+	size=${h##*/hugepages-}
+	echo "${size%kB} $(cat "$h/nr_hugepages") $(cat "$h/free_hugepages")"
+done >/lab/out/longterm.hugetlb 2>/dev/null
+echo "gup-lab: longterm start" >/dev/kmsg
+(cd /mnt/ext4 && /lab/bin/gup_longterm) >/lab/out/gup_longterm.ktap 2>&1
+echo $? >/lab/out/gup_longterm.status
+echo "gup-lab: longterm end" >/dev/kmsg
 [ $status -eq 0 ] && [ $xstatus -eq 0 ]'
 
 bad=0
@@ -87,7 +111,7 @@ for f in "${flavours[@]}"; do
 		tail -8 "$tmp/$f.stage.log" | sed 's/^/#   /'
 		results_flavour "$f" kernel_release=null ran=false \
 			"why_not_run=$(jq -n --arg why "$why" '$why')" boots=0 \
-			wall_seconds=null cells=0 mismatches=null
+			wall_seconds=null cells=0 mismatches=null gup_longterm=null
 		bad=1
 		continue
 	fi
@@ -136,16 +160,42 @@ for f in "${flavours[@]}"; do
 		echo "# $f: FAILED (runner status $status, kernel verdict $verdict): $out/$f.json"
 		bad=1
 	fi
+	# gup_longterm: its KTAP, and each verdict against the prediction.
+	longterm=null
+	if [ -s "$guest_out/gup_longterm.ktap" ]; then
+		cp "$guest_out/gup_longterm.ktap" "$out/$f.gup_longterm.ktap"
+		judge=(--flavour "$f" --policy "$policy" --kernel-dir "$(flavour_dir "$f")"
+			--ktap "$out/$f.gup_longterm.ktap" --json "$out/$f.longterm.json"
+			--status "$(cat "$guest_out/gup_longterm.status" 2>/dev/null || echo -1)")
+		[ ! -s "$guest_out/longterm.hugetlb" ] || judge+=(--hugetlb "$guest_out/longterm.hugetlb")
+		[ ! -s "$tmp/$f.reports.json" ] ||
+			judge+=(--reports "$tmp/$f.reports.json" --console "$out/$f.console.log")
+		set +e
+		"$gupctl" longterm judge "${judge[@]}" >"$tmp/$f.longterm"
+		lstatus=$?
+		set -e
+		cat "$tmp/$f.longterm"
+		[ "$lstatus" -le 1 ] || die "$f: gupctl longterm judge failed"
+		if [ "$lstatus" -ne 0 ]; then
+			echo "# $f: gup_longterm: not every verdict as predicted: $out/$f.longterm.json"
+			bad=1
+		fi
+		longterm=$(jq -c .summary "$out/$f.longterm.json")
+	else
+		echo "# $f: gup_longterm: no KTAP came back"
+		bad=1
+	fi
 	if [ -s "$out/$f.json" ]; then
 		results_flavour "$f" "kernel_release=$(jq .kernel_release "$out/$f.json")" \
 			"ran=$([ "$why" = null ] && echo true || echo false)" \
 			"why_not_run=$why" boots=1 "wall_seconds=${boot:-null}" \
 			"cells=$(jq .summary.cells "$out/$f.json")" \
-			"mismatches=$(jq .summary.mismatches "$out/$f.json")"
+			"mismatches=$(jq .summary.mismatches "$out/$f.json")" \
+			"gup_longterm=$longterm"
 	else
 		results_flavour "$f" kernel_release=null ran=false \
 			"why_not_run=$why" boots=1 "wall_seconds=${boot:-null}" \
-			cells=0 mismatches=null
+			cells=0 mismatches=null "gup_longterm=$longterm"
 	fi
 done
 results_end

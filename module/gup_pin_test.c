@@ -46,6 +46,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "gup_compat.h"
 #include "uapi/gup_pin_test.h"
 
 /*
@@ -380,9 +381,9 @@ static bool gpt_judge_pin(struct mm_struct *mm, const struct gpt_pin *pin,
 }
 
 /*
- * The methods that need mmap_lock held by the caller (6.1 signatures: the
- * vmas argument NULL, and for the _remote ones locked NULL too, so the lock
- * is never dropped inside), then the verdict in the same critical section.
+ * The methods that need mmap_lock held by the caller (gup_compat.h: no
+ * vmas, and for the _remote ones locked NULL, so the lock is never dropped
+ * inside), then the verdict in the same critical section.
  * The _remote methods get the caller's own mm: the device must never reach
  * into another process.
  */
@@ -397,18 +398,16 @@ static long gpt_gup_locked(struct gpt_pin *pin, unsigned int foll)
 		return -EINTR;
 	switch (pin->method) {
 	case GUP_PIN_METHOD_PIN:
-		ret = pin_user_pages(start, nr, foll, pages, NULL);
+		ret = gpt_pin_user_pages(start, nr, foll, pages);
 		break;
 	case GUP_PIN_METHOD_GET:
-		ret = get_user_pages(start, nr, foll, pages, NULL);
+		ret = gpt_get_user_pages(start, nr, foll, pages);
 		break;
 	case GUP_PIN_METHOD_PIN_REMOTE:
-		ret = pin_user_pages_remote(mm, start, nr, foll, pages, NULL,
-					    NULL);
+		ret = gpt_pin_user_pages_remote(mm, start, nr, foll, pages);
 		break;
 	default:
-		ret = get_user_pages_remote(mm, start, nr, foll, pages, NULL,
-					    NULL);
+		ret = gpt_get_user_pages_remote(mm, start, nr, foll, pages);
 		break;
 	}
 	if (ret > 0)
@@ -788,9 +787,10 @@ static u32 gpt_folio_bits(struct folio *folio)
  * buffer layer function that reads folio_buffers() as buffer heads does:
  * ->is_partially_uptodate = block_is_partially_uptodate() (fs/buffer.c:2196,
  * called by filemap_read() on the mapping's folios: ext4's three aops,
- * ext2, fat, ...) or ->is_dirty_writeback = buffer_check_dirty_writeback()
- * (fs/buffer.c:86, called by reclaim: the block devices' def_blk_aops,
- * block/fops.c:429).
+ * ext2, fat, ...) or ->dirty_folio = block_dirty_folio() (fs/buffer.c:616:
+ * the block devices' def_blk_aops, block/fops.c:430, ext2, fat, ...).
+ * Both are exported by 6.1 and 6.12 (buffer_check_dirty_writeback(), which
+ * the block devices also use, is not by 6.12).
  */
 static bool gpt_mapping_has_buffer_heads(const struct address_space *mapping)
 {
@@ -798,7 +798,7 @@ static bool gpt_mapping_has_buffer_heads(const struct address_space *mapping)
 	const struct address_space_operations *a_ops = mapping->a_ops;
 
 	return a_ops->is_partially_uptodate == block_is_partially_uptodate ||
-	       a_ops->is_dirty_writeback == buffer_check_dirty_writeback;
+	       a_ops->dirty_folio == block_dirty_folio;
 #else
 	return false;
 #endif
@@ -845,15 +845,16 @@ static int gpt_file_folio_state(struct folio *folio, struct gup_page_state *st)
  * folio's ->index in huge pages, page cache and anonymous alike
  * (linear_page_index() -> linear_hugepage_index(), include/linux/
  * pagemap.h:910; page_to_pgoff() converts with hugetlb_basepage_index(),
- * mm/hugetlb.c:2147, which is not exported).  Other large folios (THP,
- * large page cache folios) count ->index in pages already
- * (page_to_index(), include/linux/pagemap.h:834: head index + offset).
+ * mm/hugetlb.c:2147, which is not exported); 6.7 and later count base
+ * pages (gup_compat.h).  Other large folios (THP, large page cache folios)
+ * count ->index in pages already (page_to_index(), include/linux/
+ * pagemap.h:834: head index + offset).
  */
 static u64 gpt_page_index(struct folio *folio, struct page *page)
 {
 	u64 index = folio->index;
 
-	if (folio_test_hugetlb(folio))
+	if (folio_test_hugetlb(folio) && gpt_hugetlb_index_in_huge_pages())
 		index <<= folio_order(folio);
 	return index + folio_page_idx(folio, page);
 }
@@ -868,7 +869,7 @@ static int gpt_page_state(struct page *page, struct gup_page_state *st)
 
 	memset(st, 0, sizeof(*st));
 	st->index = gpt_page_index(folio, page);
-	st->mapcount = page_mapcount(page);
+	st->mapcount = gpt_page_mapcount(page);
 	st->refcount = folio_ref_count(folio);
 	if (is_zero_page(page)) {
 		st->kind = GUP_PAGE_OTHER;
@@ -1017,7 +1018,7 @@ static const struct file_operations gpt_fops = {
 	.release	= gpt_release,
 	.unlocked_ioctl	= gpt_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
-	.llseek		= no_llseek,
+	.llseek		= gpt_no_llseek,
 };
 
 static struct miscdevice gpt_misc = {

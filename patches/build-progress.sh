@@ -13,7 +13,10 @@ t0=$(date +%s)
 last=0
 
 objects() {
-	grep -cE '^  (CC|AS|AR|LD|CPP|HOSTCC|GEN|OBJCOPY) ' "$log" 2>/dev/null || echo 0
+	local n
+	# grep -c prints 0 itself when nothing matches (and exits 1).
+	n=$(grep -cE '^  (CC|AS|AR|LD|CPP|HOSTCC|GEN|OBJCOPY) ' "$log" 2>/dev/null)
+	echo "${n:-0}"
 }
 
 show() {

@@ -3,13 +3,17 @@
 # missing, so repeated `make` runs cost nothing.
 set -euo pipefail
 
+# Every kernel source a flavour names (patches/flavours' source column).
+mapfile -t sources < <(awk '!/^#/ && NF { print "linux-source-" $5 }' \
+	"$(dirname "$0")/../patches/flavours" | sort -u)
 packages=(
-	linux-source-6.1 linux-headers-amd64	# the kernel tree; compile check
+	"${sources[@]}" linux-headers-amd64	# the kernel trees; compile check
 	build-essential bc bison flex libelf-dev libssl-dev ccache
 	qemu-system-x86 debootstrap e2fsprogs kmod
 	shellcheck python3 binutils
 	libjansson-dev jq			# JSON: gupctl reads and writes it, suites read it
 	genisoimage				# the driver selftest's iso9660 image
+	liburing-dev rsync			# gup_longterm's io_uring half; 6.12's headers_install
 )
 missing=()
 for p in "${packages[@]}"; do

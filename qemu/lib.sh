@@ -130,3 +130,25 @@ rootfs_key() {
 rootfs_image() {
 	echo "$LAB_CACHE/rootfs/rootfs-$(rootfs_key).img"
 }
+
+# uapi_headers PKG: the uapi headers of PKG's kernel tree (`make
+# headers_install`), exported once per package version into
+# $LAB_CACHE/uapi/PKG-VERSION; prints its include/ directory, for
+# -isystem.  Made from an O= directory: the pristine tree is only read.
+uapi_headers() {
+	local pkg=$1 tree dir
+	tree=$("$LAB_ROOT/patches/unpack-source.sh" "$pkg") || exit 1
+	dir=$LAB_CACHE/uapi/$pkg-$(source_pkg_version "$pkg")
+	mkdir -p "$LAB_CACHE/uapi"
+	(
+		flock 9
+		[ -f "$dir/.gup-lab-installed" ] && exit 0
+		rm -rf "$dir"
+		make -s -C "$tree" O="$dir/obj" ARCH=x86_64 headers_install \
+			INSTALL_HDR_PATH="$dir" >"$dir.log" 2>&1 ||
+			{ cat "$dir.log" >&2; exit 1; }
+		rm -rf "$dir/obj"
+		touch "$dir/.gup-lab-installed"
+	) 9>"$dir.lock" || die "make headers_install of $pkg failed (log: $dir.log)"
+	echo "$dir/include"
+}

@@ -1,8 +1,10 @@
 #!/bin/bash
 # Put what a guest run needs into DIR (it becomes /lab in the guest):
 # gup_pin_test.ko built for FLAVOUR, bin/gupctl and the guest-side test
-# programs and the kernel's gup_test (static: the guest is a bare Debian
-# minbase).
+# programs, the kernel's gup_test, and the mm selftests' gup_longterm
+# (static: the guest is a bare Debian minbase).  Reads the flavour's tree
+# whatever its layout: 6.1 (selftests/vm, FOLL_* #defines in mm.h) or 6.12
+# (selftests/mm, FOLL_* an enum in mm_types.h).
 set -euo pipefail
 # shellcheck source=../qemu/lib.sh
 . "$(dirname "$0")/../qemu/lib.sh"
@@ -11,6 +13,7 @@ set -euo pipefail
 flavour=$1
 dir=$2
 mkdir -p "$dir/bin"
+dir=$(cd "$dir" && pwd)
 cp "$("$LAB_ROOT/module/build.sh" "$flavour")" "$dir/gup_pin_test.ko"
 make -s -C "$LAB_ROOT/userspace" >&2
 cp "$LAB_ROOT/userspace/gupctl-guest" "$dir/bin/gupctl"
@@ -18,22 +21,80 @@ cp "$LAB_ROOT/userspace/gupctl-guest" "$dir/bin/gupctl"
 src=$("$LAB_ROOT/patches/build-flavour.sh" "$flavour")/src
 # Guest tests: on the kernel's kselftest_harness.h, through gupctl's own
 # device and memory wrappers (userspace/gupdev.c, userspace/target.c).
+# -Wno-clobbered: 6.12's harness keeps a local across its own setjmp()
+# (__TEST_F_IMPL's "child", kselftest_harness.h:419), which -Wextra flags.
 for test_c in "$LAB_ROOT"/tests/guest/*.c; do
 	[ -f "$test_c" ] || continue
-	gcc -O2 -Wall -Wextra -Werror -static -pthread \
+	gcc -O2 -Wall -Wextra -Werror -Wno-clobbered -static -pthread \
 		-I"$LAB_ROOT/module/uapi" -I"$src/tools/testing/selftests" \
 		-I"$LAB_ROOT/userspace" -o "$dir/bin/$(basename "$test_c" .c)" \
 		"$test_c" "$LAB_ROOT/userspace/gupdev.c" "$LAB_ROOT/userspace/target.c"
 done
 # The kernel's own gup_test user tool, from this flavour's tree, for the
-# matrix's cross-check (never committed: built at run time).
-gcc -O2 -static -pthread -I"$src" -I"$src/tools/testing/selftests/vm" \
-	-o "$dir/bin/gup_test" "$src/tools/testing/selftests/vm/gup_test.c"
+# matrix's cross-check (never committed: built at run time).  6.4 renamed
+# selftests/vm to selftests/mm.
+sel=$src/tools/testing/selftests/mm
+[ -d "$sel" ] || sel=$src/tools/testing/selftests/vm
+[ -f "$sel/gup_test.c" ] || die "no gup_test.c in $src/tools/testing/selftests/{mm,vm}"
+# 6.12's links vm_util.c (and thp_settings.c), as its Makefile does, which
+# want the tree's own exported uapi headers (PAGEMAP_SCAN).
+gt_extra=()
+if grep -q '"vm_util.h"' "$sel/gup_test.c"; then
+	gt_extra=(-isystem "$(uapi_headers "$(flavour_source_pkg "$flavour")")"
+		-isystem "$src/tools/include/uapi" "$sel/vm_util.c")
+	[ ! -f "$sel/thp_settings.c" ] || gt_extra+=("$sel/thp_settings.c")
+fi
+gcc -O2 -static -pthread -I"$src" -I"$sel" -o "$dir/bin/gup_test" \
+	"$sel/gup_test.c" "${gt_extra[@]}"
+
+# foll_value NAME [FILE...]: the value of FOLL_NAME in the tree (or in
+# FILE...): 6.1's "#define FOLL_LONGTERM 0x10000" (include/linux/mm.h), or
+# 6.12's enum member "FOLL_LONGTERM = 1 << 8," (include/linux/mm_types.h;
+# the internal flags in mm/internal.h), evaluated.
+foll_value() {
+	local name=$1 expr
+	shift
+	[ $# -gt 0 ] || set -- "$src/include/linux/mm.h" \
+		"$src/include/linux/mm_types.h" "$src/mm/internal.h"
+	expr=$(awk -v name="$name" '
+		$1 == "#define" && $2 == name { print $3; exit }
+		$1 == name && $2 == "=" { sub(/^[^=]*=[ \t]*/, ""); sub(/,.*/, ""); print; exit }' \
+		"$@")
+	# Only literals, shifts and ors: anything else is not evaluated.
+	[[ $expr =~ ^[0-9a-fA-FxX\ \<\|\(\)]+$ ]] ||
+		die "$name in $src: '$expr' is not a constant expression this script evaluates"
+	printf '%#x\n' "$((expr))"
+}
 # gup_test -F takes raw FOLL_* bits, which are not uapi: read this tree's.
-for bit in longterm force; do
-	awk -v name="FOLL_${bit^^}" '$1 == "#define" && $2 == name { print $3 }' \
-		"$src/include/linux/mm.h" >"$dir/foll_$bit"
-	[ -s "$dir/foll_$bit" ] || die "FOLL_${bit^^} not found in $src/include/linux/mm.h"
+for bit in longterm force touch; do
+	foll_value "FOLL_${bit^^}" >"$dir/foll_$bit"
 done
+# gup_test -z passes FOLL_TOUCH from its own copy of the flag: the
+# cross-check compares it with the kernel's (6.12 moved FOLL_TOUCH).
+foll_value FOLL_TOUCH "$sel/gup_test.c" >"$dir/tool_foll_touch"
+
+# The mm selftests' gup_longterm (David Hildenbrand's FOLL_LONGTERM test),
+# from the 6.12 tree, unmodified, one binary for every flavour.  Built as
+# its Makefile would (check_config.sh's local_config.h, liburing for the
+# io_uring half, vm_util.c and thp_settings.c), against the 6.12 tree's
+# exported uapi headers (vm_util.c needs PAGEMAP_SCAN, which bookworm's
+# headers lack).  Compiled from its own directory with a relative file
+# name: it makes its "local tmpfile" next to __FILE__, i.e. in the cwd
+# the guest gives it (the scratch ext4).
+lt_pkg=linux-source-6.12
+lt_tree=$("$LAB_ROOT/patches/unpack-source.sh" "$lt_pkg")
+lt_uapi=$(uapi_headers "$lt_pkg")
+lt_cfg=$(mktemp -d)
+trap 'rm -rf "$lt_cfg"' EXIT
+(cd "$lt_cfg" && sh "$lt_tree/tools/testing/selftests/mm/check_config.sh" gcc)
+grep -qx '#define LOCAL_CONFIG_HAVE_LIBURING 1' "$lt_cfg/local_config.h" ||
+	die "gup_longterm: liburing not found (its io_uring half): run 'make deps' (liburing-dev)"
+(cd "$lt_tree/tools/testing/selftests/mm" &&
+	gcc -Wall -O2 -I "$lt_tree" -isystem "$lt_uapi" \
+		-isystem "$lt_tree/tools/include/uapi" -I "$lt_cfg" -U_FORTIFY_SOURCE \
+		-no-pie -static -o "$dir/bin/gup_longterm" \
+		gup_longterm.c vm_util.c thp_settings.c -lrt -lpthread -lm -luring) ||
+	die "gup_longterm does not build from $lt_tree"
+echo "$lt_pkg $(source_pkg_version "$lt_pkg")" >"$dir/gup_longterm.source"
 # The guest's lab scripts (setup for shells, test bodies) travel along.
 cp "$LAB_ROOT"/rootfs/guest-*.sh "$dir/bin/" 2>/dev/null || true

@@ -38,6 +38,7 @@ enum xcheck_skip {
 	SKIP_WRITTEN_BACK,
 	SKIP_TOUCH_FAST,
 	SKIP_ZERO_PAGE,
+	SKIP_TOUCH_STALE,
 	SKIP_COUNT
 };
 
@@ -52,6 +53,7 @@ static const char * const skip_reasons[SKIP_COUNT] = {
 	[SKIP_WRITTEN_BACK]	= "written-back: gup_test cannot fsync() between its write fault and its pin",
 	[SKIP_TOUCH_FAST]	= "untouched with a fast method: -z adds FOLL_TOUCH, which 6.1's GUP-fast rejects with WARN_ON_ONCE and -EINVAL (mm/gup.c:3047)",
 	[SKIP_ZERO_PAGE]	= "a read pin of untouched anonymous memory: the zero page, which 6.1.192 does not pin, so gup_test's verify_dma_pinned() WARNs (mm/gup_test.c:50)",
+	[SKIP_TOUCH_STALE]	= "untouched: gup_test -z passes its own copy of FOLL_TOUCH (0x02, tools/testing/selftests/mm/gup_test.c:22), which is not this kernel's (6.12: FOLL_TOUCH is 1 << 16, mm/internal.h:1334; 0x02 is FOLL_GET): a pin WARNs in is_valid_gup_args() (mm/gup.c:2620) and fails",
 };
 
 struct xcheck {
@@ -67,6 +69,8 @@ struct xcheck {
 	const char *file[BACKING_COUNT];/* file for file backings */
 	unsigned int foll_longterm;	/* FOLL_LONGTERM of the running kernel */
 	unsigned int foll_force;	/* FOLL_FORCE of the running kernel */
+	unsigned int foll_touch;	/* FOLL_TOUCH of the running kernel */
+	unsigned int tool_foll_touch;	/* what gup_test -z passes as FOLL_TOUCH */
 	bool marks;			/* markers reach /dev/kmsg */
 	int n, failed;
 	unsigned int nr_skipped[SKIP_COUNT];
@@ -95,6 +99,10 @@ static int parse_args(struct xcheck *x, int argc, char **argv)
 			  "FOLL_LONGTERM of the running kernel, for gup_test -F (0x10000)"),
 		GOPT_UINT(0, "foll-force", &x->foll_force, "HEX",
 			  "FOLL_FORCE of the running kernel, for gup_test -F (0x10)"),
+		GOPT_UINT(0, "foll-touch", &x->foll_touch, "HEX",
+			  "FOLL_TOUCH of the running kernel (0x02)"),
+		GOPT_UINT(0, "tool-foll-touch", &x->tool_foll_touch, "HEX",
+			  "gup_test -z's FOLL_TOUCH (0x02; not the kernel's: skip -z)"),
 		GOPT_STRING(0, "ext4-dir", &x->dir[MATRIX_DIR_EXT4], "DIR", MATRIX_EXT4_HELP),
 		GOPT_STRING(0, "tmpfs-dir", &x->dir[MATRIX_DIR_TMPFS], "DIR", MATRIX_TMPFS_HELP),
 		GOPT_STRING(0, "ramfs-dir", &x->dir[MATRIX_DIR_RAMFS], "DIR", MATRIX_RAMFS_HELP),
@@ -104,6 +112,8 @@ static int parse_args(struct xcheck *x, int argc, char **argv)
 	/* 6.1's include/linux/mm.h:3100 and 3091; the job reads the tree's. */
 	x->foll_longterm = 0x10000;
 	x->foll_force = 0x10;
+	x->foll_touch = 0x02;
+	x->tool_foll_touch = 0x02;
 	matrix_dir_defaults(x->dir);
 	ret = gopt_parse("xcheck", argc, argv, opts, xcheck_usage, &argi);
 	if (ret)
@@ -161,7 +171,8 @@ static const char *gup_test_cmd(unsigned int method, unsigned int flags)
  * (try_grab_folio() returns early for it), so gup_test's
  * verify_dma_pinned() WARNs "is NOT dma-pinned".
  */
-static enum xcheck_skip not_checked(const struct cell *c, const struct expectation *e)
+static enum xcheck_skip not_checked(const struct xcheck *x, const struct cell *c,
+				    const struct expectation *e)
 {
 	const struct backing_spec *b = backing_spec(c->backing);
 
@@ -183,6 +194,8 @@ static enum xcheck_skip not_checked(const struct cell *c, const struct expectati
 		return SKIP_WRITTEN_BACK;
 	if (c->state == STATE_NONE && method_is_fast(c->method))
 		return SKIP_TOUCH_FAST;
+	if (c->state == STATE_NONE && x->foll_touch != x->tool_foll_touch)
+		return SKIP_TOUCH_STALE;
 	if (c->state == STATE_NONE && method_is_pin(c->method) &&
 	    b->kind == TARGET_ANON && !(c->flags & GUP_PIN_FLAG_WRITE))
 		return SKIP_ZERO_PAGE;
@@ -346,7 +359,7 @@ static void check_cell(struct xcheck *x, unsigned int idx)
 
 	matrix_cell(idx, &c);
 	e = x->policy(&c);
-	skip = not_checked(&c, &e);
+	skip = not_checked(x, &c, &e);
 	if (skip != SKIP_COUNT) {
 		x->nr_skipped[skip]++;
 		return;

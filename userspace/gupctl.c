@@ -38,6 +38,8 @@ static const struct command commands[] = {
 	},
 	{ .name = "xcheck", .run = cmd_xcheck,
 	  .summary = "cross-check the matrix with the kernel's own gup_test" },
+	{ .name = "longterm", .run = HOST_ONLY(cmd_longterm),
+	  .summary = "the mm selftests' gup_longterm: predicted from a policy, judged (no device)" },
 	{ .name = "repro", .run = cmd_repro,
 	  .summary = "the 2018 ext4 crash and its 6.1 data loss, step by step" },
 	{ .name = "fuzz", .run = cmd_fuzz,

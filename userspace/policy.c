@@ -327,6 +327,77 @@ static struct expectation expect_gup_v9(const struct cell *c)
 }
 
 /*
+ * What 6.12 decides from the method and flags alone, before any VMA:
+ * is_valid_gup_args() (mm/gup.c:2595), which every entry point calls.  Two
+ * answers differ from 6.1's flags_decide_61(): the LONGTERM check has one
+ * WARN for every FOLL_GET entry point (get_user_pages_unlocked() included),
+ * and pin_user_pages_unlocked() takes FOLL_LONGTERM, since it pins through
+ * __gup_longterm_locked() (mm/gup.c:3663-3676) where 6.1's refused it.
+ */
+static bool flags_decide_612(const struct cell *c, struct expectation *e)
+{
+	bool lt = c->flags & GUP_PIN_FLAG_LONGTERM;
+
+	if (c->flags & GUP_PIN_FLAG_ALLOW_BROKEN) {
+		*e = refused(EOPNOTSUPP, "gup_pin_test refuses GUP_PIN_FLAG_ALLOW_BROKEN before GUP: 6.12 has no FOLL_ALLOW_BROKEN_FILE_MAPPING (only seed 005 adds it)");
+		e->by_driver = true;
+	} else if (lt && !method_is_pin(c->method)) {
+		*e = warned(EINVAL, "WARN_ON_ONCE(!(gup_flags & FOLL_PIN) && (gup_flags & FOLL_LONGTERM))",
+			    "is_valid_gup_args() (mm/gup.c:2625, 6.12): LONGTERM can only be specified when pinning: WARN_ON_ONCE, -EINVAL");
+	} else {
+		return false;
+	}
+	e->flags_only = true;
+	return true;
+}
+
+/*
+ * mainline: Debian's 6.12 as packaged, the series as merged in 6.5 and
+ * what came after, from 6.12.118's code:
+ * - slow path, check_vma_flags() (mm/gup.c:1292-1295) ->
+ *   writable_file_mapping_allowed() (mm/gup.c:1252-1267): a write with
+ *   both FOLL_PIN and FOLL_LONGTERM to a VMA that
+ *   vma_needs_dirty_tracking() (mm/vma.c:1890: shared and writable first,
+ *   then page_mkwrite or a mapping that writes back) is refused, -EFAULT,
+ *   before the VM_WRITE test (mm/gup.c:1297-1313);
+ * - fast path, gup_fast_folio_allowed() (mm/gup.c:2833-2901): a
+ *   FOLL_PIN|FOLL_LONGTERM|FOLL_WRITE folio passes if hugetlb, anonymous
+ *   or shmem; any other falls back to the slow path, which decides;
+ * - a FOLL_LONGTERM read pin of a file page in a COW mapping is unshared
+ *   first (gup_must_unshare(), mm/internal.h:1393-1404): GUP pins an
+ *   anonymous copy.  The call succeeds, as on 6.1.
+ * The same answers as gup-v9 except flags_decide_612(); the reasons cite
+ * 6.12.
+ */
+static struct expectation expect_mainline(const struct cell *c)
+{
+	unsigned int need = GUP_PIN_FLAG_WRITE | GUP_PIN_FLAG_LONGTERM;
+	bool write = c->flags & GUP_PIN_FLAG_WRITE;
+	bool force = c->flags & GUP_PIN_FLAG_FORCE;
+	struct expectation e;
+
+	if (cell_impossible(c, &e) || flags_decide_612(c, &e))
+		return e;
+	if ((c->flags & need) == need && method_is_pin(c->method) &&
+	    backing_dirty_tracked_v9(c->backing))
+		return refused(EFAULT, "check_vma_flags() -> writable_file_mapping_allowed() (mm/gup.c:1292-1295, 1252-1267): a FOLL_PIN|FOLL_LONGTERM write to a shared writable VMA that vma_needs_dirty_tracking() (mm/vma.c:1890); GUP-fast's gup_fast_folio_allowed() (mm/gup.c:2901) sends a page-cache folio there too");
+	if (write && c->backing == BACKING_EXT4_SHARED_RO)
+		return refused(EFAULT, force ?
+			       "check_vma_flags() (mm/gup.c:1297-1313): no VM_WRITE, and FOLL_FORCE does not help: a MAP_SHARED mapping of an O_RDONLY file loses VM_SHARED and VM_MAYWRITE, so it is no COW mapping" :
+			       "check_vma_flags() (mm/gup.c:1297-1299): FOLL_WRITE on a VMA without VM_WRITE and no FOLL_FORCE");
+	if (write && c->backing == BACKING_EXT4_PRIVATE_RO)
+		return force ?
+		       pinned("FOLL_FORCE on a COW mapping passes check_vma_flags() (mm/gup.c:1297-1313); the write fault breaks COW and GUP takes the exclusive anonymous copy: the debugger's breakpoint") :
+		       refused(EFAULT, "check_vma_flags() (mm/gup.c:1297-1299): FOLL_WRITE on a VMA without VM_WRITE and no FOLL_FORCE");
+	if (write)
+		return pinned("writable_file_mapping_allowed() (mm/gup.c:1259-1267) passes: not both FOLL_PIN and FOLL_LONGTERM, or a VMA without dirty tracking (anonymous, private, shmem, hugetlb); the write fault makes the page writable and GUP takes it");
+	if ((c->flags & GUP_PIN_FLAG_LONGTERM) && backing_spec(c->backing)->private &&
+	    backing_spec(c->backing)->kind == TARGET_FILE)
+		return pinned("a long-term read pin of a file page in a COW mapping: gup_must_unshare() (mm/internal.h:1393-1404) unshares it first, and GUP pins the anonymous copy");
+	return pinned("a read pin: GUP faults the page in readable and takes it");
+}
+
+/*
  * The backings as the matrix makes them and gupctl pin recognises them.
  * A memfd's file system is implied (shmem, hugetlbfs).
  */
@@ -361,16 +432,28 @@ enum target_prefault state_prefault(enum cell_state state)
 	return state < STATE_COUNT ? state_prefaults[state] : TARGET_PREFAULT_NONE;
 }
 
+static const struct {
+	const char *name;
+	policy_fn fn;
+} policies[] = {
+	{ "stock", expect_stock },
+	{ "v1", expect_gup_v1 },
+	{ "v7", expect_gup_v7 },
+	{ "v9", expect_gup_v9 },
+	{ "mainline", expect_mainline },
+};
+
 /*
- * The policies model 6.1 (6.1.192's code).  The lab tells each guest its
- * flavour's policy (GUP_LAB_POLICY, from patches/flavours).  Otherwise
- * the kernel's symbols: only gup-v1's kernel has the flag the driver
- * reports (GUP_PIN_FEATURE_ALLOW_BROKEN); v7 and v9 add
- * vma_needs_dirty_tracking() (mm/mmap.c, global), v9 folio_fast_pin_allowed().
+ * The policies model 6.1.192's code and, for mainline, 6.12.118's.  The
+ * lab tells each guest its flavour's policy (GUP_LAB_POLICY, from
+ * patches/flavours).  Otherwise: a 6.12 kernel is mainline (no series is
+ * built on 6.12); on 6.1 the kernel's symbols: only gup-v1's kernel has
+ * the flag the driver reports (GUP_PIN_FEATURE_ALLOW_BROKEN); v7 and v9
+ * add vma_needs_dirty_tracking() (mm/mmap.c, global), v9
+ * folio_fast_pin_allowed().
  */
 const char *policy_detect(char *why, size_t size)
 {
-	static const char * const names[] = { "stock", "v1", "v7", "v9" };
 	const char *env = getenv("GUP_LAB_POLICY");
 	struct gupdev dev;
 	struct utsname u;
@@ -378,16 +461,19 @@ const char *policy_detect(char *why, size_t size)
 	bool v1;
 	int has;
 
-	if (env) {
-		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-			if (!strcmp(env, names[i])) {
-				snprintf(why, size, "GUP_LAB_POLICY=%s (the lab's flavour table)", env);
-				return names[i];
-			}
+	for (i = 0; env && i < sizeof(policies) / sizeof(policies[0]); i++) {
+		if (!strcmp(env, policies[i].name)) {
+			snprintf(why, size, "GUP_LAB_POLICY=%s (the lab's flavour table)", env);
+			return policies[i].name;
 		}
 	}
+	if (uname(&u) == 0 && !strncmp(u.release, "6.12.", 5)) {
+		snprintf(why, size, "kernel %.40s: the lab's 6.12 kernel is mainline, no series",
+			 u.release);
+		return "mainline";
+	}
 	if (uname(&u) == 0 && strncmp(u.release, "6.1.", 4)) {
-		snprintf(why, size, "kernel %.40s: the policies model 6.1 only",
+		snprintf(why, size, "kernel %.40s: the policies model 6.1 and 6.12 only",
 			 u.release);
 		return NULL;
 	}
@@ -450,15 +536,6 @@ int pin_cell(const struct target *t, unsigned int method, unsigned int flags,
 	return -ENOENT;
 }
 
-static const struct {
-	const char *name;
-	policy_fn fn;
-} policies[] = {
-	{ "stock", expect_stock },
-	{ "v1", expect_gup_v1 },
-	{ "v7", expect_gup_v7 },
-	{ "v9", expect_gup_v9 },
-};
 
 policy_fn policy_lookup(const char *name)
 {
@@ -472,15 +549,61 @@ policy_fn policy_lookup(const char *name)
 
 const char *policy_names(void)
 {
-	return "stock, v1, v7, v9";
+	static char names[80];
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+		n += snprintf(names + n, sizeof(names) - n, "%s%s",
+			      i ? ", " : "", policies[i].name);
+	return names;
 }
 
 /*
  * ---- The ext4-2018 reproduction (gupctl repro) ----
  *
  * Line numbers are 6.1.192's (Debian linux-source-6.1 6.1.192-3), as in
- * the stock tree; the BUG's line comes from the flavour's own tree.
+ * the stock tree, or 6.12.118's for mainline (repro_cites); the BUG's line
+ * comes from the flavour's own tree.  The code they cite is the same in
+ * both: cc5095747edf's warning is still 6.12's.
  */
+
+struct repro_cites {
+	const char *move_release;	/* move_extent_per_page()'s release */
+	const char *release_folio;	/* ext4_release_folio() */
+	const char *free_buffers;	/* try_to_free_buffers() */
+	const char *buffer_busy;	/* buffer_busy() */
+	const char *page_mkwrite;	/* ext4_page_mkwrite() */
+	const char *block_mkwrite;	/* its block_page_mkwrite() call */
+	const char *readpages;		/* ext4_mpage_readpages() */
+	const char *confused;		/* its block_read_full_folio() fallback */
+	const char *unpin_dirty;	/* unpin_user_pages_dirty_lock() */
+	const char *set_dirty_lock;	/* set_page_dirty_lock() */
+	const char *dirty_folio_warn;	/* ext4_dirty_folio()'s no-buffers WARN */
+	const char *no_buffers_warn;	/* mpage_prepare_extent_to_map()'s warning */
+	const char *mark_unwritten;	/* ext4_swap_extents()'s unwritten donor */
+};
+
+static const struct repro_cites repro_cites_61 = {
+	"fs/ext4/move_extent.c:361", "fs/ext4/inode.c:3310", "fs/buffer.c:2815",
+	"fs/buffer.c:2782", "fs/ext4/inode.c:6298", "fs/ext4/inode.c:6338",
+	"fs/ext4/readpage.c:225", "fs/ext4/readpage.c:399", "mm/gup.c:323",
+	"mm/page-writeback.c:2788", "fs/ext4/inode.c:3664",
+	"fs/ext4/inode.c:2671-2672", "fs/ext4/extents.c:5827-5828",
+};
+
+static const struct repro_cites repro_cites_612 = {
+	"fs/ext4/move_extent.c:369", "fs/ext4/inode.c:3256", "fs/buffer.c:2961",
+	"fs/buffer.c:2904", "fs/ext4/inode.c:6256", "fs/ext4/inode.c:6296",
+	"fs/ext4/readpage.c:211", "fs/ext4/readpage.c:382", "mm/gup.c:290",
+	"mm/page-writeback.c:2930", "fs/ext4/inode.c:3587",
+	"fs/ext4/inode.c:2526-2527", "fs/ext4/extents.c:5711-5712",
+};
+
+/* The mainline policy is 6.12's code; every other policy is built on 6.1. */
+static const struct repro_cites *repro_cites_for(const char *policy)
+{
+	return strcmp(policy, "mainline") ? &repro_cites_61 : &repro_cites_612;
+}
 
 const char * const repro_route_choices[REPRO_ROUTE_COUNT + 1] = {
 	[REPRO_ROUTE_READ]	= "read",
@@ -512,36 +635,44 @@ bool repro_cell_valid(const struct repro_cell *c, const char **why)
 
 /*
  * Does the page still have buffer heads when the pin's holder dirties it?
- * *@why: how the route got there.
+ * @why (of @size): how the route got there, citing @k.
  */
-static bool repro_buffers_at_unpin(const struct repro_cell *c, const char **why)
+static bool repro_buffers_at_unpin(const struct repro_cell *c,
+				   const struct repro_cites *k, char *why,
+				   size_t size)
 {
 	if (c->route == REPRO_ROUTE_MOVE_EXT) {
-		*why = "ext4_page_mkwrite() attached buffers, fsync cleaned them, then "
-		       "EXT4_IOC_MOVE_EXT's move_extent_per_page() called filemap_release_folio() "
-		       "on the pinned donor page (fs/ext4/move_extent.c:361): ext4_release_folio() "
-		       "(fs/ext4/inode.c:3310) -> try_to_free_buffers() (fs/buffer.c:2815) checks "
-		       "buffer_busy() (fs/buffer.c:2782), never the page's references";
+		snprintf(why, size,
+			 "ext4_page_mkwrite() attached buffers, fsync cleaned them, then "
+			 "EXT4_IOC_MOVE_EXT's move_extent_per_page() called filemap_release_folio() "
+			 "on the pinned donor page (%s): ext4_release_folio() (%s) -> "
+			 "try_to_free_buffers() (%s) checks buffer_busy() (%s), never the page's "
+			 "references", k->move_release, k->release_folio, k->free_buffers,
+			 k->buffer_busy);
 		return false;
 	}
 	if (c->flags & GUP_PIN_FLAG_WRITE) {
-		*why = "FOLL_WRITE: GUP's write fault runs ext4_page_mkwrite() "
-		       "(fs/ext4/inode.c:6298), whose block_page_mkwrite() (fs/ext4/inode.c:6338) "
-		       "attaches buffers";
+		snprintf(why, size,
+			 "FOLL_WRITE: GUP's write fault runs ext4_page_mkwrite() (%s), whose "
+			 "block_page_mkwrite() (%s) attaches buffers", k->page_mkwrite,
+			 k->block_mkwrite);
 		return true;
 	}
-	*why = "no FOLL_WRITE, no page_mkwrite: ext4_mpage_readpages() (fs/ext4/readpage.c:225) "
-	       "read the page with a bio of its own, without buffers (only its 'confused' "
-	       "fallback, fs/ext4/readpage.c:399, attaches them)";
+	snprintf(why, size,
+		 "no FOLL_WRITE, no page_mkwrite: ext4_mpage_readpages() (%s) read the page "
+		 "with a bio of its own, without buffers (only its 'confused' fallback, %s, "
+		 "attaches them)", k->readpages, k->confused);
 	return false;
 }
 
 /* How the dirty release reaches ext4_dirty_folio(). */
-static const char *repro_dirty_release(unsigned int method)
+static void repro_dirty_release(unsigned int method, const struct repro_cites *k,
+				char *buf, size_t size)
 {
-	return method_is_pin(method) ?
-	       "unpin_user_pages_dirty_lock() (mm/gup.c:323)" :
-	       "set_page_dirty_lock() (mm/page-writeback.c:2788)";
+	if (method_is_pin(method))
+		snprintf(buf, size, "unpin_user_pages_dirty_lock() (%s)", k->unpin_dirty);
+	else
+		snprintf(buf, size, "set_page_dirty_lock() (%s)", k->set_dirty_lock);
 }
 
 static void repro_report(struct repro_expectation *e, const char *kind,
@@ -559,36 +690,42 @@ static void repro_report(struct repro_expectation *e, const char *kind,
  * page_buffers() warns, clears the dirty bit and moves on: the write is lost.
  */
 static void repro_ext4_warn(const struct repro_cell *c, const char *why,
-			    struct repro_expectation *e)
+			    const struct repro_cites *k, struct repro_expectation *e)
 {
 	/* The disk keeps step 1's OLD bytes; move-ext's donor extent is unwritten. */
 	bool moved = c->route == REPRO_ROUTE_MOVE_EXT;
+	char release[96], unwritten[160] = "";
 
+	repro_dirty_release(c->method, k, release, sizeof(release));
+	if (moved)
+		snprintf(unwritten, sizeof(unwritten),
+			 "; ext4_swap_extents() marked the donor's new extent unwritten (%s): "
+			 "the disk reads zeros", k->mark_unwritten);
 	snprintf(e->outcome, sizeof(e->outcome), "WARNING + data lost (host reads %s)",
 		 moved ? "ZEROS" : "OLD");
 	snprintf(e->reason, sizeof(e->reason),
 		 "%s; the dirty release, %s, WARNs in ext4_dirty_folio() "
-		 "(fs/ext4/inode.c:3664: no buffers); fsync's mpage_prepare_extent_to_map() warns "
+		 "(%s: no buffers); fsync's mpage_prepare_extent_to_map() warns "
 		 "'does not have buffers attached' and ClearPageDirty()s the page unwritten "
-		 "(fs/ext4/inode.c:2671-2672, cc5095747edf)%s",
-		 why, repro_dirty_release(c->method),
-		 moved ? "; ext4_swap_extents() marked the donor's new extent unwritten "
-			 "(fs/ext4/extents.c:5827-5828): the disk reads zeros" : "");
+		 "(%s, cc5095747edf)%s",
+		 why, release, k->dirty_folio_warn, k->no_buffers_warn, unwritten);
 }
 
 /* ext4=bug, cc5095747edf reverted: page_buffers() BUGs, the guest panics. */
 static void repro_ext4_bug(const struct repro_cell *c, const char *why,
-			   const char *bug_site, struct repro_expectation *e)
+			   const char *bug_site, const struct repro_cites *k,
+			   struct repro_expectation *e)
 {
-	char site[64];
+	char site[64], release[96];
 
+	repro_dirty_release(c->method, k, release, sizeof(release));
 	snprintf(site, sizeof(site), "%s", bug_site ? bug_site : "fs/ext4/inode.c:?");
 	snprintf(e->outcome, sizeof(e->outcome), "BUG (%s)", site);
 	snprintf(e->reason, sizeof(e->reason),
 		 "%s; the dirty release, %s, WARNs in ext4_dirty_folio(); with cc5095747edf "
 		 "reverted fsync's mpage_prepare_extent_to_map() calls page_buffers() on the page "
 		 "and its BUG_ON(!PagePrivate(page)) fires (%s%s)",
-		 why, repro_dirty_release(c->method), site,
+		 why, release, site,
 		 bug_site ? " in the flavour's tree" : ": line not given");
 	repro_report(e, "bug", site, "page_buffers()'s BUG_ON in mpage_prepare_extent_to_map()");
 	repro_report(e, "panic", "", "the lab boots with oops=panic (qemu/run.sh): the BUG panics");
@@ -605,17 +742,20 @@ int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
 		.state = STATE_NONE,
 	};
 	policy_fn gup = policy_lookup(policy);
+	const struct repro_cites *k = repro_cites_for(policy);
 	struct expectation pin;
-	const char *route_why;
-	char why[1024];
+	char route_why[512], why[1024];
 
 	memset(e, 0, sizeof(*e));
 	if (!gup || ext4 >= REPRO_EXT4_COUNT)
 		return -EINVAL;
 	pin = gup(&mc);
 	if (pin.outcome != OUTCOME_PINNED) {
-		snprintf(e->outcome, sizeof(e->outcome), "blocked (%s)",
-			 pin.outcome == OUTCOME_REFUSED ? errno_name(pin.err) : "not run");
+		/* The judge's words: "+ kernel warning" when the refusal WARNs. */
+		snprintf(e->outcome, sizeof(e->outcome), "blocked (%s)%s%s",
+			 pin.outcome == OUTCOME_REFUSED ? errno_name(pin.err) : "not run",
+			 pin.report.kind ? " + kernel " : "",
+			 pin.report.kind ? pin.report.kind : "");
 		snprintf(e->reason, sizeof(e->reason),
 			 "the page is not mapped yet (GUP-fast falls back to the slow path): %s",
 			 pin.reason);
@@ -625,7 +765,7 @@ int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
 				     "the GUP policy's WARN_ON_ONCE on its refusal (the matrix matches its source line)");
 		return 0;
 	}
-	if (repro_buffers_at_unpin(c, &route_why)) {
+	if (repro_buffers_at_unpin(c, k, route_why, sizeof(route_why))) {
 		snprintf(e->outcome, sizeof(e->outcome), "no loss (host reads NEW)");
 		snprintf(e->reason, sizeof(e->reason),
 			 "%s; %s; the dirty page is written back normally",
@@ -637,9 +777,9 @@ int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
 	repro_report(e, "warning", "ext4_dirty_folio",
 		     "ext4_dirty_folio()'s WARN_ON_ONCE(!folio_buffers(folio))");
 	if (ext4 == REPRO_EXT4_WARN)
-		repro_ext4_warn(c, why, e);
+		repro_ext4_warn(c, why, k, e);
 	else
-		repro_ext4_bug(c, why, bug_site, e);
+		repro_ext4_bug(c, why, bug_site, k, e);
 	return 0;
 }
 

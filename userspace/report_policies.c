@@ -148,11 +148,40 @@ static const struct mcell *cell_of(const struct mflavour *fl,
 	return idx < 0 ? NULL : &fl->cells[idx];
 }
 
+/*
+ * The row's value in @fl: its cell's, or, where the matrix ran the same
+ * method and flags once for all backings (decided before any VMA), that
+ * cell's, said so.
+ */
+static void row_value(const struct mflavour *fl, const struct behaviour *b,
+		      char *buf, size_t size)
+{
+	const struct mcell *c = cell_of(fl, b);
+	struct cell first = b->cell;
+	char v[64];
+	int idx;
+
+	if (!c) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	value(c, buf, size);
+	if (c->measured != MATRIX_NOT_RUN || c->meas_err[0])
+		return;
+	first.backing = 0;
+	first.state = 0;
+	idx = matrix_index(&first);
+	if (idx < 0 || fl->cells[idx].measured == MATRIX_NOT_RUN)
+		return;
+	value(&fl->cells[idx], v, sizeof(v));
+	snprintf(buf, size, "%.64s (cell %d: the flags decide)", v, idx + 1);
+}
+
 void write_policies_md(const struct mflavour *const *fl, unsigned int n,
 		       const char *source, FILE *f)
 {
 	const struct mflavour *stock = stock_of(fl, n);
-	char v[96], sv[96], desc[160];
+	char v[160], sv[160], desc[160];
 	unsigned int i, b;
 	bool any;
 
@@ -177,11 +206,8 @@ void write_policies_md(const struct mflavour *const *fl, unsigned int n,
 		fprintf(f, "| %s | %s | %d: %s |", behaviours[b].name, behaviours[b].caller,
 			idx + 1, idx < 0 ? "?" : matrix_cell_str(idx, desc, sizeof(desc)));
 		for (i = 0; i < n; i++) {
-			const struct mcell *c = cell_of(fl[i], &behaviours[b]);
-
-			if (c)
-				value(c, v, sizeof(v));
-			fprintf(f, " %s |", c ? v : "?");
+			row_value(fl[i], &behaviours[b], v, sizeof(v));
+			fprintf(f, " %s |", v);
 		}
 		fprintf(f, "\n");
 	}
@@ -195,13 +221,13 @@ void write_policies_md(const struct mflavour *const *fl, unsigned int n,
 
 		if (!s)
 			continue;
-		value(s, sv, sizeof(sv));
+		row_value(stock, &behaviours[b], sv, sizeof(sv));
 		for (i = 0; i < n; i++) {
 			const struct mcell *c = cell_of(fl[i], &behaviours[b]);
 
 			if (!c || fl[i] == stock)
 				continue;
-			value(c, v, sizeof(v));
+			row_value(fl[i], &behaviours[b], v, sizeof(v));
 			if (!strcmp(v, sv))
 				continue;
 			any = true;

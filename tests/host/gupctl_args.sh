@@ -140,7 +140,7 @@ done
 pin_opts="--allow-broken --anon --dirty-on-unpin --fast --force --get
 --get-fast --get-remote --get-unlocked --help --hold --hugetlb --length
 --longterm --offset --pin-remote --pin-unlocked --policy --prefault --private
---read-only --shmem --then --write"
+--read-only --shmem --then --thp --write"
 run pin --list-opts
 listed=$(sed 's/=$//' "$TMP/out" | sort | tr '\n' ' ')
 want=$(tr ' ' '\n' <<<"$pin_opts" | grep . | sort | tr '\n' ' ')

@@ -172,7 +172,7 @@ mkdir -p "$RES"
 cp "$TMP/stock.json" "$RES/stock.json"
 cp "$TMP/v7.json" "$RES/gup-v7.json"
 jq -n '{job: "matrix", commit: "deadbeef-dirty", date: "2026-12-03T10:09:44Z",
-	source_package: {name: "linux-source-6.1", version: "6.1.192-3"},
+	source_packages: [{name: "linux-source-6.1", version: "6.1.192-3"}],
 	wall_seconds: 95.2,
 	flavours: [{name: "stock", ran: true, why_not_run: null},
 		   {name: "gup-v7", ran: true, why_not_run: null},
@@ -587,8 +587,8 @@ check_help() {
 }
 
 matrix_opts="--expect --ext4-dir --flavour --help --json --policy --ramfs-dir --tmpfs-dir"
-xcheck_opts="--ext4-dir --foll-force --foll-longterm --gup-test --help --json --matrix --policy
---ramfs-dir --tmpfs-dir"
+xcheck_opts="--ext4-dir --foll-force --foll-longterm --foll-touch --gup-test --help --json --matrix
+--policy --ramfs-dir --tmpfs-dir --tool-foll-touch"
 report_opts="--boot-seconds --collect --console --ext4 --flavour --help --input-hash
 --kernel-verdict --learned --matrix --md --policies --policy --reports --src --svg --xcheck"
 
@@ -627,6 +627,7 @@ value() {
 	--policy) echo v7 ;;
 	--foll-longterm) echo 0x10000 ;;
 	--foll-force) echo 0x10 ;;
+	--foll-touch | --tool-foll-touch) echo 0x02 ;;
 	*) echo "$TMP/x" ;;
 	esac
 }

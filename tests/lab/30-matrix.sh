@@ -4,8 +4,9 @@
 # expectation its flavour's policy derives, every kernel report on the
 # console must be a WARNING a cell's policy expects (each such cell must
 # get its own), the kernel's own gup_test must agree, transparent huge
-# page backings must have pinned a huge page, and the job must write its
-# results directory (docs/results.md) and nothing tracked.  Every figure
+# page backings must have pinned a huge page, every gup_longterm verdict
+# must be the one the flavour's policy predicts, and the job must write
+# its results directory (docs/results.md) and nothing tracked.  Every figure
 # is read from the results by field name (jq); the shape of the matrix
 # from the document itself, never from a second copy of it here.
 # shellcheck source=../suite.sh
@@ -33,7 +34,7 @@ run=$res/run.json
 tap_is "$(jq -r .job "$run" 2>&1)" matrix "run.json: job matrix"
 tap_is "$(jq -r '[.flavours[].name] | join(" ")' "$run" 2>&1)" \
 	"$(all_flavours | paste -sd' ')" "run.json: every flavour, in order"
-tap_like "$(jq -r '.commit, .date, .source_package.version' "$run" 2>&1 | paste -sd' ')" \
+tap_like "$(jq -r '.commit, .date, (.source_packages | map(.version) | join(","))' "$run" 2>&1 | paste -sd' ')" \
 	'^[0-9a-f]{7,}(-dirty)? [0-9]{4}-[0-9]{2}-[0-9]{2}T.*Z [0-9]' \
 	"run.json: commit, date and the kernel source version"
 
@@ -83,6 +84,15 @@ for f in $(all_flavours); do
 		"$f: the console shows a marker before each cell"
 	tap_is "$(grep -cE '^(not )?ok [0-9]+ ' "$res/$f.ktap" 2>/dev/null || true)" "$n" \
 		"$f: FLAVOUR.ktap holds the guest's KTAP, one line per cell"
+	# gup_longterm: its KTAP, and a judgement with one entry per test of its plan.
+	lt=$res/$f.longterm.json
+	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$res/$f.gup_longterm.ktap" 2>/dev/null | head -1)
+	tap_like "${plan:-none}" '^[1-9][0-9]*$' "$f: FLAVOUR.gup_longterm.ktap holds gup_longterm's KTAP (plan ${plan:-none})"
+	tap_is "$(jq -r '[.flavour, .policy, (.tests | length), .summary.missing] | map(tostring) | join(" ")' "$lt" 2>&1)" \
+		"$f $(flavour_field "$f" 3) ${plan:-?} 0" "$f: FLAVOUR.longterm.json judges every test of the plan, none missing"
+	tap_is "$(jq -c '.summary | [.disagree, .all_agree]' "$lt" 2>&1)" "[0,true]" \
+		"$f: every gup_longterm verdict is the one the policy predicts"
+	jq -r '.findings[] | select(.kind != "suite") | "#   \(.kind): \(.text)"' "$lt" 2>/dev/null | sed -n 1,10p
 done
 
 tap_done

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gup_compat.h - what differs between the kernels gup_pin_test builds
+ * against (6.1 and 6.12), in one place, so that the driver itself reads as
+ * code for one kernel.
+ *
+ * - 6.5 removed the vmas argument of pin_user_pages(), get_user_pages()
+ *   and their _remote variants ("mm/gup: remove vmas parameter from ...",
+ *   Lorenzo Stoakes).  The driver always passed NULL.
+ * - 6.7 made hugetlb page cache folios count ->index in PAGE_SIZE units,
+ *   like every other folio ("mm/filemap: remove hugetlb special casing in
+ *   filemap.c"): 6.12's linear_page_index() (include/linux/pagemap.h:1067)
+ *   no longer converts.
+ * - 6.12 removed page_mapcount(), and no_llseek (leave .llseek NULL,
+ *   Documentation/filesystems/porting.rst:917).
+ * - FOLL_* became an enum in mm_types.h (6.4), FOLL_PIN and FOLL_REMOTE
+ *   moved to mm/internal.h: the driver only ever names FOLL_WRITE,
+ *   FOLL_LONGTERM and FOLL_FORCE, which both kernels export, and tests for
+ *   the one series flag that is a #define (FOLL_ALLOW_BROKEN_FILE_MAPPING,
+ *   patches/gup-v1/) with #ifdef.
+ */
+#ifndef GUP_COMPAT_H
+#define GUP_COMPAT_H
+
+#include <linux/mm.h>
+
+/* The GPT_* feature macros come from module/Kbuild, by kernel version. */
+#ifdef GPT_GUP_TAKES_VMAS
+static inline long gpt_pin_user_pages(unsigned long start, unsigned long nr,
+				      unsigned int foll, struct page **pages)
+{
+	return pin_user_pages(start, nr, foll, pages, NULL);
+}
+
+static inline long gpt_get_user_pages(unsigned long start, unsigned long nr,
+				      unsigned int foll, struct page **pages)
+{
+	return get_user_pages(start, nr, foll, pages, NULL);
+}
+
+static inline long gpt_pin_user_pages_remote(struct mm_struct *mm,
+					     unsigned long start,
+					     unsigned long nr,
+					     unsigned int foll,
+					     struct page **pages)
+{
+	return pin_user_pages_remote(mm, start, nr, foll, pages, NULL, NULL);
+}
+
+static inline long gpt_get_user_pages_remote(struct mm_struct *mm,
+					     unsigned long start,
+					     unsigned long nr,
+					     unsigned int foll,
+					     struct page **pages)
+{
+	return get_user_pages_remote(mm, start, nr, foll, pages, NULL, NULL);
+}
+#else
+static inline long gpt_pin_user_pages(unsigned long start, unsigned long nr,
+				      unsigned int foll, struct page **pages)
+{
+	return pin_user_pages(start, nr, foll, pages);
+}
+
+static inline long gpt_get_user_pages(unsigned long start, unsigned long nr,
+				      unsigned int foll, struct page **pages)
+{
+	return get_user_pages(start, nr, foll, pages);
+}
+
+static inline long gpt_pin_user_pages_remote(struct mm_struct *mm,
+					     unsigned long start,
+					     unsigned long nr,
+					     unsigned int foll,
+					     struct page **pages)
+{
+	return pin_user_pages_remote(mm, start, nr, foll, pages, NULL);
+}
+
+static inline long gpt_get_user_pages_remote(struct mm_struct *mm,
+					     unsigned long start,
+					     unsigned long nr,
+					     unsigned int foll,
+					     struct page **pages)
+{
+	return get_user_pages_remote(mm, start, nr, foll, pages, NULL);
+}
+#endif
+
+/*
+ * Does a hugetlb folio's ->index count huge pages (before 6.7: 6.1's
+ * linear_page_index() -> linear_hugepage_index(), include/linux/
+ * pagemap.h:910) rather than base pages?
+ */
+#ifdef GPT_HUGETLB_INDEX_IN_HUGE_PAGES
+static inline bool gpt_hugetlb_index_in_huge_pages(void)
+{
+	return true;
+}
+#else
+static inline bool gpt_hugetlb_index_in_huge_pages(void)
+{
+	return false;
+}
+#endif
+
+/*
+ * The page's mapcount as 6.1's page_mapcount() (include/linux/mm.h:883)
+ * counts it: its own PTE mappings plus the mappings of its whole large
+ * folio.  6.12 keeps that formula in fs/proc's folio_precise_page_mapcount()
+ * (fs/proc/internal.h:183), not in a header a module can use.
+ */
+#ifdef GPT_HAS_PAGE_MAPCOUNT
+static inline int gpt_page_mapcount(struct page *page)
+{
+	return page_mapcount(page);
+}
+
+#define gpt_no_llseek no_llseek
+#else
+static inline int gpt_page_mapcount(struct page *page)
+{
+	struct folio *folio = page_folio(page);
+	int mapcount = atomic_read(&page->_mapcount) + 1;
+
+	if (page_mapcount_is_type(mapcount))
+		mapcount = 0;
+	if (folio_test_large(folio))
+		mapcount += folio_entire_mapcount(folio);
+	return mapcount;
+}
+
+#define gpt_no_llseek NULL
+#endif
+
+#endif /* GUP_COMPAT_H */

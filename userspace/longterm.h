@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * longterm: the mm selftests' gup_longterm (6.12's
+ * tools/testing/selftests/mm/gup_longterm.c, run unmodified in the guest)
+ * as the lab sees it.  Each of its tests is a long-term pin of one page
+ * (or huge page) that the matrix also makes: the same method, flags,
+ * backing and page state.  Its verdict is predicted by asking the
+ * flavour's policy function (policy.h) for that cell, modelling what lies
+ * between the suite and GUP (mm/gup_test.c's ioctl, io_uring's fixed
+ * buffer registration), and applying the suite's own expectation.
+ */
+#ifndef LONGTERM_H
+#define LONGTERM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "policy.h"
+
+/* One of the suite's test_cases[] (gup_longterm.c:385-428), in its order. */
+struct lt_case {
+	const char *desc;	/* "R/W longterm GUP pin in MAP_SHARED file mapping" */
+	bool shared;		/* MAP_SHARED, else MAP_PRIVATE */
+	bool rw;		/* R/W (FOLL_WRITE), else R/O after mprotect() */
+	bool fast;		/* the GUP-fast variant */
+	bool iouring;		/* io_uring fixed buffer (always R/W) */
+};
+
+/* What a test's fd is: run_with_*() (gup_longterm.c:244-325). */
+enum lt_backing {
+	LT_MEMFD,		/* memfd_create(): shmem */
+	LT_TMPFILE,		/* tmpfile(): /tmp, tmpfs in the guest */
+	LT_LOCAL,		/* mkstemp() next to __FILE__: the cwd, the scratch ext4 */
+	LT_HUGETLB,		/* memfd_create(MFD_HUGETLB | size) */
+	LT_BACKING_COUNT
+};
+
+#define LT_NR_CASES	10
+#define LT_MAX_HUGE	8
+#define LT_MAX_TESTS	(LT_NR_CASES * (LT_BACKING_COUNT - 1 + LT_MAX_HUGE))
+#define LT_NAME_LEN	160
+
+extern const struct lt_case lt_cases[LT_NR_CASES];
+
+/* A huge page size the guest offers, and how many were free before the run. */
+struct lt_huge {
+	unsigned long kb;
+	long free;
+};
+
+/* What the prediction needs to know of the flavour's kernel. */
+struct lt_kernel {
+	const char *policy;		/* patches/flavours' gup column */
+	policy_fn fn;			/* policy_lookup(policy); NULL: none yet */
+	unsigned int version, patchlevel;	/* the tree's Makefile: 6.1, 6.12 */
+	bool gup_test;			/* CONFIG_GUP_TEST=y */
+	bool io_uring;			/* CONFIG_IO_URING=y */
+	bool longterm_ioctls;		/* mm/gup_test.c handles PIN_LONGTERM_TEST_START */
+	unsigned int nr_huge;
+	struct lt_huge huge[LT_MAX_HUGE];
+};
+
+struct lt_test {
+	unsigned int index;		/* 0.. in the suite's order */
+	const struct lt_case *c;
+	enum lt_backing backing;
+	unsigned long huge_kb;		/* LT_HUGETLB */
+	char name[LT_NAME_LEN];		/* its "# [RUN] " line: "DESC ... with memfd" */
+};
+
+enum lt_verdict {
+	LT_OK,
+	LT_NOT_OK,
+	LT_SKIP,
+	LT_UNKNOWN,		/* predicted: no policy to ask */
+	LT_MISSING,		/* measured: no result line */
+	LT_VERDICT_COUNT
+};
+
+struct lt_prediction {
+	enum lt_verdict verdict;
+	/* The suite reads a stale errno (io_uring): a skip is accepted too. */
+	bool or_skip;
+	bool should_work;		/* the suite's own expectation */
+	const char *via;		/* "gup_test", "io_uring", or NULL: no pin */
+	bool has_cell;
+	struct cell cell;		/* the matrix's cell for the same call */
+	int matrix_index;		/* its index (0..), -1: none */
+	const char *cell_note;		/* how the call differs from the cell, or NULL */
+	struct expectation policy;	/* the policy's answer for the cell */
+	enum outcome outcome;		/* the call's, after io_uring's own check */
+	int err;			/* OUTCOME_REFUSED */
+	char reason[2048];		/* one line, file:line citations */
+};
+
+const char *lt_verdict_name(enum lt_verdict v);	/* "ok", "not ok", "skip", ... */
+const char *lt_backing_name(enum lt_backing b);	/* "memfd", "tmpfile", ... */
+
+/*
+ * Every test the suite runs on a kernel offering @k's huge page sizes, in
+ * its order (each case: memfd, tmpfile, local tmpfile, then each huge
+ * page size).  Returns how many were written to @t (at most @max).
+ */
+unsigned int lt_tests(const struct lt_kernel *k, struct lt_test *t, unsigned int max);
+
+/* The prediction for @t on @k. */
+void lt_predict(const struct lt_kernel *k, const struct lt_test *t,
+		struct lt_prediction *p);
+
+/* Does measured verdict @m agree with @p? */
+bool lt_agrees(const struct lt_prediction *p, enum lt_verdict m);
+
+/*
+ * Fill @k from the flavour's kernel directory (patches/build-flavour.sh's:
+ * src/ the tree, build/.config) and the guest's huge page file (lines
+ * "SIZE_KB NR FREE"; NULL: no huge pages).  0, or -errno with @why set.
+ */
+int lt_kernel_load(struct lt_kernel *k, const char *policy, const char *kdir,
+		   const char *hugetlb, char *why, size_t size);
+
+/*
+ * docs/policies.md's section: the verdicts per flavour of the matrix run in
+ * @dir (NULL: none), and where the rest is (docs/longterm.md).
+ */
+void longterm_policies_section(FILE *f, const char *dir);
+
+#endif /* LONGTERM_H */
