@@ -435,12 +435,13 @@ enum target_prefault state_prefault(enum cell_state state)
 static const struct {
 	const char *name;
 	policy_fn fn;
+	enum policy_kernel kernel;	/* patches/flavours' source column */
 } policies[] = {
-	{ "stock", expect_stock },
-	{ "v1", expect_gup_v1 },
-	{ "v7", expect_gup_v7 },
-	{ "v9", expect_gup_v9 },
-	{ "mainline", expect_mainline },
+	{ "stock", expect_stock, POLICY_KERNEL_61 },
+	{ "v1", expect_gup_v1, POLICY_KERNEL_61 },
+	{ "v7", expect_gup_v7, POLICY_KERNEL_61 },
+	{ "v9", expect_gup_v9, POLICY_KERNEL_61 },
+	{ "mainline", expect_mainline, POLICY_KERNEL_612 },
 };
 
 /*
@@ -545,6 +546,16 @@ policy_fn policy_lookup(const char *name)
 		if (!strcmp(policies[i].name, name))
 			return policies[i].fn;
 	return NULL;
+}
+
+enum policy_kernel policy_kernel(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+		if (!strcmp(policies[i].name, name))
+			return policies[i].kernel;
+	return POLICY_KERNEL_COUNT;
 }
 
 const char *policy_names(void)
@@ -788,8 +799,10 @@ int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
  *
  * From module/uapi/gup_pin_test.h and docs/driver.md (the order of PIN's
  * checks, the errors of each ioctl, the write rule), which
- * module/gup_pin_test.c implements, and from 6.1.192's mm/gup.c for what
- * GUP may take.
+ * module/gup_pin_test.c implements, and from mm/gup.c for what GUP may
+ * take: 6.1.192's for every policy but mainline, 6.12.118's for mainline
+ * (policy_kernel()).  Where the two differ the function takes the kernel;
+ * where they agree both are cited, 6.1's line first.
  */
 
 static void answer(struct abi_answers *a, int err)
@@ -844,11 +857,13 @@ static void abi_pin_answers(const struct abi_call *c, struct abi_answers *a)
 	/* the driver's bookkeeping, GUP's page tables and pages */
 	answer(a, ENOMEM);
 	/*
-	 * 6.1's GUP fails with EFAULT only when it took no page: the first
-	 * page is not mapped or check_vma_flags() (mm/gup.c:1063-1109)
-	 * refuses it, a series' policy refuses, or a userfaultfd page came
-	 * back as SIGBUS.  A fully takeable range under a policy that takes
-	 * it has no reason to fail.
+	 * GUP fails with EFAULT only when it took no page (__get_user_pages():
+	 * "return i ? i : ret", mm/gup.c:1303 in 6.1, 1580 in 6.12): the
+	 * first page is not mapped or check_vma_flags() refuses it, a
+	 * policy refuses (gup_may_refuse: the policy functions, 6.12's
+	 * writable_file_mapping_allowed() included), or a userfaultfd page
+	 * came back as SIGBUS.  A fully takeable range under a policy that
+	 * takes it has no reason to fail.
 	 */
 	if (c->takeable < c->requested || c->gup_may_refuse || c->may_block ||
 	    c->maybe_malformed)
@@ -939,13 +954,19 @@ const char *abi_pin_result(const struct abi_call *c, unsigned int nr_requested,
 	if (nr_pinned > nr_requested)
 		return "more pages pinned than requested";
 	if (nr_pinned > c->takeable)
-		return "GUP took a page it may not take: past a hole, PROT_NONE without FORCE, a write to a VMA without VM_WRITE (mm/gup.c:1063-1109)";
+		return "GUP took a page it may not take: past a hole, PROT_NONE without FORCE, a write to a VMA without VM_WRITE (check_vma_flags(), mm/gup.c:1063-1109 in 6.1, 1270-1331 in 6.12)";
 	if (!id != !nr_pinned)
 		return "id must be 0 exactly when no page was taken";
 	return NULL;
 }
 
-/* check_vma_flags() (mm/gup.c:1063-1109), for one page. */
+/*
+ * check_vma_flags() for one page, without the policies' test: 6.1's
+ * (mm/gup.c:1063-1109) and 6.12's (mm/gup.c:1270-1331) agree on the rest.
+ * 6.12 adds, before the VM_WRITE test, writable_file_mapping_allowed()
+ * (mm/gup.c:1292-1295), which is the mainline policy's (gup_may_refuse),
+ * and VM_SHADOW_STACK (mm/gup.c:1297), which no mapping here has.
+ */
 bool abi_gup_may_take(unsigned int flags, const struct abi_vma *v)
 {
 	bool force = flags & GUP_PIN_FLAG_FORCE;
@@ -959,6 +980,45 @@ bool abi_gup_may_take(unsigned int flags, const struct abi_vma *v)
 		return true;
 	}
 	return v->read || (force && v->may_read);
+}
+
+/*
+ * Can a PIN of @method and @flags wait for a user page that a userfaultfd
+ * holds back?  Only a GUP call with a "locked" argument may drop mmap_lock
+ * and retry the fault (FAULT_FLAG_ALLOW_RETRY; FOLL_UNLOCKABLE in 6.12);
+ * without one handle_userfault() answers VM_FAULT_SIGBUS (fs/userfaultfd.c:490
+ * in 6.1, 418 in 6.12), GUP fails with EFAULT and a DEBUG_VM kernel prints a
+ * stack ("FAULT_FLAG_ALLOW_RETRY missing").
+ * - pin_user_pages(), get_user_pages() and the _remote ones: never; the
+ *   driver calls them under its mmap_read_lock() with no "locked"
+ *   (module/gup_compat.h), in 6.1 and 6.12.
+ * - the _unlocked ones: get_user_pages_unlocked() passes &locked
+ *   (mm/gup.c:2358-2372 in 6.1, which refuses FOLL_LONGTERM first, 2367);
+ *   6.12's pass &locked and FOLL_UNLOCKABLE (mm/gup.c:2767-2778,
+ *   3663-3674), and pin_user_pages_unlocked() takes FOLL_LONGTERM there.
+ * - the _fast ones, in their slow fallback: 6.1's __gup_longterm_unlocked()
+ *   (mm/gup.c:2966-2987) calls get_user_pages_unlocked() without
+ *   FOLL_LONGTERM but __gup_longterm_locked(..., NULL) with it; 6.12's
+ *   gup_fast_fallback() passes &locked and FOLL_UNLOCKABLE either way
+ *   (mm/gup.c:3476-3478).
+ * FOLL_LONGTERM with a FOLL_GET method WARNs on both (the policies say so):
+ * never a wait.
+ */
+bool abi_gup_waits(enum policy_kernel k, unsigned int method, unsigned int flags)
+{
+	bool lt = flags & GUP_PIN_FLAG_LONGTERM;
+
+	if (lt && !method_is_pin(method))
+		return false;
+	switch (method) {
+	case GUP_PIN_METHOD_PIN_UNLOCKED:
+	case GUP_PIN_METHOD_GET_UNLOCKED:
+	case GUP_PIN_METHOD_PIN_FAST:
+	case GUP_PIN_METHOD_GET_FAST:
+		return !lt || k == POLICY_KERNEL_612;
+	default:
+		return false;
+	}
 }
 
 /*

@@ -2,7 +2,8 @@
 /*
  * policy: expected outcome of one GUP matrix cell under each flavour's GUP
  * policy, derived from the policy's code (6.1's mm/gup.c, and the series in
- * patches/gup-v1/, gup-v7/, gup-v9/), never from an observed run.
+ * patches/gup-v1/, gup-v7/, gup-v9/; 6.12's for mainline), never from an
+ * observed run; and what the driver's ioctls may answer (abi_*).
  */
 #ifndef POLICY_H
 #define POLICY_H
@@ -77,6 +78,16 @@ typedef struct expectation (*policy_fn)(const struct cell *cell);
 
 /* The policy named in patches/flavours' "gup" column, or NULL. */
 policy_fn policy_lookup(const char *name);
+
+/* The kernel source a policy's flavours are built on (patches/flavours). */
+enum policy_kernel {
+	POLICY_KERNEL_61,	/* linux-source-6.1: stock and every series */
+	POLICY_KERNEL_612,	/* linux-source-6.12: mainline */
+	POLICY_KERNEL_COUNT	/* not a policy */
+};
+
+/* The kernel of the policy named @name; POLICY_KERNEL_COUNT if none. */
+enum policy_kernel policy_kernel(const char *name);
 /* Comma separated names of every policy, for help and errors. */
 const char *policy_names(void);
 
@@ -208,7 +219,7 @@ struct abi_call {
 				 * max_pages_total */
 	bool over_total;	/* PIN: certainly beyond max_pages_total */
 	unsigned int requested;	/* PIN: pages asked for */
-	unsigned int takeable;	/* PIN: leading pages 6.1's GUP may take
+	unsigned int takeable;	/* PIN: leading pages GUP may take
 				 * (abi_gup_may_take() on each) */
 	bool gup_may_refuse;	/* PIN: the GUP policy may refuse (EFAULT) */
 	bool may_block;		/* a user page may be blocked (userfaultfd)
@@ -254,8 +265,16 @@ struct abi_vma {
 	bool dirtyable;		/* the file's a_ops has ->dirty_folio */
 };
 
-/* Would 6.1's GUP take the page with these GUP_PIN_FLAG_* (stock policy)? */
+/*
+ * Would GUP's check_vma_flags() take the page with these GUP_PIN_FLAG_*,
+ * leaving out what a policy refuses (6.1 and 6.12 agree on the rest)?
+ */
 bool abi_gup_may_take(unsigned int flags, const struct abi_vma *v);
+/*
+ * Can a PIN of @method and @flags on kernel @k wait for a page a
+ * userfaultfd holds back (else GUP gets SIGBUS: EFAULT)?
+ */
+bool abi_gup_waits(enum policy_kernel k, unsigned int method, unsigned int flags);
 /* Does the write rule let a pin of this page be written or dirtied? */
 bool abi_page_writable(unsigned int flags, const struct abi_vma *v);
 /*
