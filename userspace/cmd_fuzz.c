@@ -37,6 +37,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 
@@ -188,9 +189,11 @@ struct fz_global {
 	unsigned int ops, threads;
 	const char *policy_name;
 	policy_fn policy;
+	enum policy_kernel kernel;	/* the policy's: 6.1 or 6.12 */
 	const char *ext4_dir;
 	bool verbose;
 	unsigned int show;		/* failures printed */
+	char **shown;			/* their messages, for --json */
 	struct gup_pin_version ver;
 	size_t ps;
 	int shared_fd;
@@ -270,6 +273,16 @@ static const char *method_str(unsigned int m, char *buf, size_t size)
 	return buf;
 }
 
+/* " METHOD flags FLAGS" of a PIN request. */
+static const char *pin_mix_str(const struct gup_pin_req *r, char *buf, size_t size)
+{
+	char m[32], f[48];
+
+	snprintf(buf, size, " %s flags %s", method_str(r->method, m, sizeof(m)),
+		 gup_flags_str(r->flags, f, sizeof(f)));
+	return buf;
+}
+
 static const char *answers_str(const struct abi_answers *a, char *buf, size_t size)
 {
 	size_t len = 0;
@@ -282,6 +295,26 @@ static const char *answers_str(const struct abi_answers *a, char *buf, size_t si
 		len += snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
 				errno_name(a->err[i]));
 	return buf;
+}
+
+/*
+ * Print a failure (the first --show of them, then a note that there are
+ * more) and keep it for --json.
+ */
+static void fz_failure_out(struct fz_global *g, const char *msg)
+{
+	pthread_mutex_lock(&g->out);
+	if (g->printed < g->show) {
+		printf("# %s\n", msg);
+		if (g->shown)
+			g->shown[g->printed] = strdup(msg);
+	} else if (g->printed == g->show) {
+		printf("# (more failures: only the first %u are printed, see --show)\n",
+		       g->show);
+	}
+	g->printed++;
+	fflush(stdout);
+	pthread_mutex_unlock(&g->out);
 }
 
 /*
@@ -314,14 +347,7 @@ static void fz_fail(struct fz_thread *t, const char *fmt, ...)
 			_exit(70);
 		return;
 	}
-	pthread_mutex_lock(&t->g->out);
-	if (t->g->printed++ < t->g->show)
-		printf("# %s\n", msg);
-	else if (t->g->printed == t->g->show + 1)
-		printf("# (more failures: only the first %u are printed, see --show)\n",
-		       t->g->show);
-	fflush(stdout);
-	pthread_mutex_unlock(&t->g->out);
+	fz_failure_out(t->g, msg);
 }
 
 static void fz_log(struct fz_thread *t, const char *fmt, ...)
@@ -1596,10 +1622,7 @@ static void fork_collect(struct fz_thread *t, int rfd)
 				break;
 			msg[sizeof(msg) - 1] = '\0';
 			t->failed[FZ_FORK]++;
-			pthread_mutex_lock(&t->g->out);
-			if (t->g->printed++ < t->g->show)
-				printf("# %s\n", msg);
-			pthread_mutex_unlock(&t->g->out);
+			fz_failure_out(t->g, msg);
 		} else if (type == 'P') {
 			struct fz_pin_rec r;
 			struct fz_pin *p;
@@ -2041,14 +2064,35 @@ static void uffd_fill(int uffd, char *region, size_t len, const char *src, size_
 	}
 }
 
+/*
+ * A method and flags whose GUP call waits for a blocked userfaultfd page on
+ * this kernel (abi_gup_waits(): the others get SIGBUS, and a DEBUG_VM
+ * kernel prints a stack) and that no policy expects a WARN for on
+ * anonymous memory.  FOLL_LONGTERM waits on 6.12 only.
+ */
+static void uffd_mix(struct fz_thread *t, unsigned int *method, unsigned int *flags)
+{
+	bool refuse, report;
+	int tries;
+
+	for (tries = 0; tries < 32; tries++) {
+		*method = rng_below(&t->rng, GUP_PIN_METHOD_COUNT);
+		*flags = rnd_flags(t) & ~GUP_PIN_FLAG_ALLOW_BROKEN;
+		if (!abi_gup_waits(t->g->kernel, *method, *flags))
+			continue;
+		policy_pin_outlook(t->g->policy, *method, *flags, BACKING_ANON,
+				   &refuse, &report);
+		if (!report)
+			return;
+	}
+	*method = GUP_PIN_METHOD_PIN_FAST;
+	*flags = 0;
+}
+
 static void op_uffd(struct fz_thread *t)
 {
 	size_t ps = fz_ps(t), len = ps * (1 + rng_below(&t->rng, 8));
-	char *region = slot_addr(t, FZ_UFFD, 0), *src = t->iobuf, what[160];
-	static const unsigned int waiting[] = {
-		GUP_PIN_METHOD_PIN_FAST, GUP_PIN_METHOD_GET_FAST,
-		GUP_PIN_METHOD_PIN_UNLOCKED, GUP_PIN_METHOD_GET_UNLOCKED,
-	};
+	char *region = slot_addr(t, FZ_UFFD, 0), *src = t->iobuf, what[192];
 	static const char * const what_of[UF_COUNT] = {
 		"PIN", "WRITE from", "READ into", "STATE into", "PIN request",
 	};
@@ -2058,6 +2102,7 @@ static void op_uffd(struct fz_thread *t)
 	struct gup_pin_state_req sr = { 0 };
 	struct abi_call c = { .may_block = true, .buf_maybe_faults = true };
 	struct pollfd pfd;
+	char mix[96];
 	bool closed = false, blocked, target_gone = false;
 	__u32 target = 0;
 	unsigned int i;
@@ -2105,9 +2150,7 @@ static void op_uffd(struct fz_thread *t)
 		pins_make_room(t, len / ps);
 		req.addr = (unsigned long)region;
 		req.len = len;
-		/* methods that wait for the fault (the others get SIGBUS: EFAULT) */
-		req.method = waiting[rng_below(&t->rng, ARRAY_SIZE(waiting))];
-		req.flags = rnd_flags(t) & (GUP_PIN_FLAG_WRITE | GUP_PIN_FLAG_FORCE);
+		uffd_mix(t, &req.method, &req.flags);
 		c.ioctl = ABI_PIN;
 		c.requested = len / ps;
 		c.takeable = c.requested;
@@ -2178,8 +2221,8 @@ static void op_uffd(struct fz_thread *t)
 	pthread_join(th, NULL);
 	if (j.kind == UF_PIN_REQ && !c.malformed)
 		c.maybe_malformed = true;	/* filled or zeros, the race decides */
-	snprintf(what, sizeof(what), "%s through a userfaultfd page (%s, %s)",
-		 what_of[j.kind],
+	snprintf(what, sizeof(what), "%s%s through a userfaultfd page (%s, %s)",
+		 what_of[j.kind], j.cmd == GUP_PIN_IOC_PIN ? pin_mix_str(&req, mix, sizeof(mix)) : "",
 		 blocked ? "blocked" : "not blocked",
 		 closed ? "its fd closed meanwhile" : target_gone ? "its pin unpinned meanwhile" :
 		 "nothing else");
@@ -2663,28 +2706,32 @@ static int parse_seed(const struct gopt *opt, const char *arg)
 	return 0;
 }
 
-/* Close every fd, then no pin may be left (debugfs counters). */
-static bool final_check(struct fz_global *g, char *msg, size_t size)
-{
-	long long live, pages;
-	char buf[256];
+/* What debugfs says once every fd is closed. */
+struct fz_left {
+	bool checked;			/* debugfs was readable */
+	bool ok;			/* no pin, no page held (or not checked) */
+	long long pins_live, pages_pinned;
+	char pins[96];			/* the start of debugfs "pins" */
+};
 
+/* Close every fd, then no pin may be left (debugfs counters). */
+static void final_check(struct fz_global *g, struct fz_left *l)
+{
 	close(g->shared_fd);
 	g->shared_fd = -1;
-	if (!g->have_debugfs) {
-		snprintf(msg, size, "# SKIP debugfs %s unreadable", GUP_PIN_TEST_DEBUGFS);
-		return true;
-	}
-	live = debugfs_total("pins_live");
-	pages = debugfs_total("pages_pinned");
-	if (gupdev_debugfs_read("pins", buf, sizeof(buf)) < 0)
-		buf[0] = '?';
-	snprintf(msg, size, "(debugfs: pins_live=%lld pages_pinned=%lld%s%.80s)", live, pages,
-		 buf[0] ? ", pins: " : "", buf);
-	return !live && !pages && !buf[0];
+	memset(l, 0, sizeof(*l));
+	l->ok = true;
+	if (!g->have_debugfs)
+		return;
+	l->checked = true;
+	l->pins_live = debugfs_total("pins_live");
+	l->pages_pinned = debugfs_total("pages_pinned");
+	if (gupdev_debugfs_read("pins", l->pins, sizeof(l->pins)) < 0)
+		snprintf(l->pins, sizeof(l->pins), "?");
+	l->ok = !l->pins_live && !l->pages_pinned && !l->pins[0];
 }
 
-/* The command that replays this run. */
+/* The command that replays this run (each thread's requests, not their interleaving). */
 static const char *replay_cmd(const struct fz_global *g, char *buf, size_t size)
 {
 	bool dir = strcmp(g->ext4_dir, MATRIX_EXT4_DIR);
@@ -2708,8 +2755,7 @@ struct fz_totals {
 	unsigned long skipped[FZ_OP_COUNT], failed[FZ_OP_COUNT];
 	unsigned long ops, ioctls, failures;
 	double secs;
-	bool left_ok;
-	char left[256];
+	struct fz_left left;
 };
 
 static void fz_sum(const struct fz_global *g, struct fz_totals *r)
@@ -2731,12 +2777,39 @@ static void fz_sum(const struct fz_global *g, struct fz_totals *r)
 	}
 }
 
+static const char * const fz_kernel_names[POLICY_KERNEL_COUNT] = {
+	[POLICY_KERNEL_61] = "6.1",
+	[POLICY_KERNEL_612] = "6.12",
+};
+
+/* Add @more's fields to @doc; NULL (and @doc freed) if either is NULL. */
+static json_t *json_merge(json_t *doc, json_t *more)
+{
+	if (!doc) {
+		json_decref(more);
+		return NULL;
+	}
+	if (json_object_update_new(doc, more)) {
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+/* A memory kind the run could not use: {what, why}. */
+static void json_not_fuzzed(json_t *arr, bool have, const char *what, const char *why)
+{
+	if (!have)
+		json_array_append_new(arr, json_pack("{s:s, s:s}", "what", what, "why", why));
+}
+
 /* --json: the run's summary, with named fields (docs/gupctl.md). */
 static int fz_json(const struct fz_global *g, const struct fz_totals *r, FILE *f,
 		   const char *path)
 {
-	json_t *kinds = json_array(), *doc;
+	json_t *kinds = json_array(), *shown = json_array(), *nf = json_array(), *left, *doc;
 	char seed[24], cmd[512];
+	struct utsname u;
 	unsigned int k;
 
 	for (k = 0; kinds && k < FZ_OP_COUNT; k++)
@@ -2746,19 +2819,40 @@ static int fz_json(const struct fz_global *g, const struct fz_totals *r, FILE *f
 						       "errors", (json_int_t)r->errs[k],
 						       "skipped", (json_int_t)r->skipped[k],
 						       "failed", (json_int_t)r->failed[k]));
+	for (k = 0; shown && g->shown && k < FZ_MIN(g->printed, g->show); k++)
+		if (g->shown[k])
+			json_array_append_new(shown, json_string(g->shown[k]));
+	if (nf) {
+		json_not_fuzzed(nf, g->have_ext4, "ext4", g->no_ext4);
+		json_not_fuzzed(nf, g->have_hugetlb, "hugetlb", g->no_hugetlb);
+		json_not_fuzzed(nf, g->have_uffd, "userfaultfd", g->no_uffd);
+	}
+	left = !r->left.checked ? json_null() :
+	       json_pack("{s:I, s:I, s:s}", "pins_live", (json_int_t)r->left.pins_live,
+			 "pages_pinned", (json_int_t)r->left.pages_pinned,
+			 "pins", r->left.pins);
 	snprintf(seed, sizeof(seed), "%#" PRIx64, g->seed);
-	doc = json_pack("{s:s, s:s, s:i, s:i, s:s, s:i, s:i, s:i, s:i, s:f, s:I, s:I, s:f, s:I, s:b, s:s, s:s, s:o*}",
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "?");
+	doc = json_pack("{s:s, s:s, s:i, s:i, s:s, s:s, s:s, s:s}",
 			"command", "fuzz", "seed", seed, "ops", (int)g->ops,
 			"threads", (int)g->threads, "policy", g->policy_name,
+			"kernel", fz_kernel_names[g->kernel], "kernel_release", u.release,
+			"ext4_dir", g->ext4_dir);
+	doc = json_merge(doc, json_pack("{s:i, s:i, s:i, s:i, s:s, s:o*}",
 			"abi_version", (int)g->ver.abi_version,
 			"max_pages_per_pin", (int)g->ver.max_pages_per_pin,
 			"max_pages_total", (int)g->ver.max_pages_total,
-			"features", (int)g->ver.features, "seconds", r->secs,
-			"ops_done", (json_int_t)r->ops, "ioctls", (json_int_t)r->ioctls,
+			"features", (int)g->ver.features,
+			"fd_passing", g->have_unix ? "SCM_RIGHTS" : "pidfd_getfd",
+			"not_fuzzed", nf));
+	doc = json_merge(doc, json_pack("{s:f, s:I, s:I, s:f, s:I, s:o*, s:o*, s:b, s:s, s:o*}",
+			"seconds", r->secs, "ops_done", (json_int_t)r->ops,
+			"ioctls", (json_int_t)r->ioctls,
 			"ops_per_second", r->secs > 0 ? r->ops / r->secs : 0.0,
-			"failures", (json_int_t)r->failures, "pins_left", !r->left_ok,
-			"pins_left_said", r->left, "replay", replay_cmd(g, cmd, sizeof(cmd)),
-			"kinds", kinds);
+			"failures", (json_int_t)r->failures, "failures_shown", shown,
+			"pins_left", left, "passed", !r->failures && r->left.ok,
+			"replay", replay_cmd(g, cmd, sizeof(cmd)), "kinds", kinds));
 	return matrix_json_dump(doc, f, path, "fuzz");
 }
 
@@ -2778,10 +2872,10 @@ static int fuzz_run(struct fz_global *g, FILE *json, const char *json_path)
 	signal(SIGSEGV, fz_crash);
 	signal(SIGBUS, fz_crash);
 	printf("KTAP version 1\n");
-	printf("# gupctl fuzz: seed %#" PRIx64 ", %u ops, %u threads, policy %s; ABI %u, page %u, max_pages_per_pin %u, max_pages_total %u, features %#x\n",
-	       g->seed, g->ops, g->threads, g->policy_name, g->ver.abi_version,
-	       g->ver.page_size, g->ver.max_pages_per_pin, g->ver.max_pages_total,
-	       g->ver.features);
+	printf("# gupctl fuzz: seed %#" PRIx64 ", %u ops, %u threads, policy %s (%s); ABI %u, page %u, max_pages_per_pin %u, max_pages_total %u, features %#x\n",
+	       g->seed, g->ops, g->threads, g->policy_name, fz_kernel_names[g->kernel],
+	       g->ver.abi_version, g->ver.page_size, g->ver.max_pages_per_pin,
+	       g->ver.max_pages_total, g->ver.features);
 	printf("# memory: anon, shmem memfd%s%s%s; userfaultfd %s%s; fds passed by %s\n",
 	       g->have_ext4 ? ", a file in " : "", g->have_ext4 ? g->ext4_dir : "",
 	       g->have_hugetlb ? ", hugetlb memfd" : "", g->have_uffd ? "yes" : "no: ",
@@ -2799,9 +2893,14 @@ static int fuzz_run(struct fz_global *g, FILE *json, const char *json_path)
 	pthread_rwlock_init(&g->excl, &ra);
 	pthread_mutex_init(&g->out, NULL);
 	g->t = calloc(g->threads, sizeof(*g->t));
+	/* the printed failures' messages, for --json (none kept without it) */
+	if (json && g->show)
+		g->shown = calloc(g->show, sizeof(*g->shown));
 	th = calloc(g->threads, sizeof(*th));
 	if (!g->t || !th) {
 		fprintf(stderr, "gupctl fuzz: out of memory\n");
+		if (json)
+			fclose(json);
 		return GUPCTL_EXIT_USAGE;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -2815,43 +2914,63 @@ static int fuzz_run(struct fz_global *g, FILE *json, const char *json_path)
 		t->fd[1] = -1;
 		rng_seed(&t->rng, g->seed, i + 1);
 		if (pthread_create(&th[i], NULL, thread_main, t)) {
+			/* threads already run on the device: no tidy way back */
 			fprintf(stderr, "gupctl fuzz: cannot start thread %u\n", i);
-			return GUPCTL_EXIT_USAGE;
+			fflush(stdout);
+			_exit(GUPCTL_EXIT_USAGE);
 		}
 	}
 	for (i = 0; i < g->threads; i++)
 		pthread_join(th[i], NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	r.secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	r.left_ok = final_check(g, r.left, sizeof(r.left));
+	final_check(g, &r.left);
 	fz_sum(g, &r);
 
 	for (i = 0; i < FZ_OP_COUNT; i++)
 		printf("%s %u %s: %lu done, %lu ioctl errors as allowed, %lu skipped, %lu failed\n",
 		       r.failed[i] ? "not ok" : "ok", i + 1, fz_ops[i].name, r.done[i],
 		       r.errs[i], r.skipped[i], r.failed[i]);
-	printf("%s %d no pin left once every fd is closed %s\n", r.left_ok ? "ok" : "not ok",
-	       FZ_OP_COUNT + 1, r.left);
+	if (r.left.checked)
+		printf("%s %d no pin left once every fd is closed (debugfs: pins_live=%lld pages_pinned=%lld%s%s)\n",
+		       r.left.ok ? "ok" : "not ok", FZ_OP_COUNT + 1, r.left.pins_live,
+		       r.left.pages_pinned, r.left.pins[0] ? ", pins: " : "", r.left.pins);
+	else
+		printf("ok %d no pin left once every fd is closed # SKIP debugfs %s unreadable\n",
+		       FZ_OP_COUNT + 1, GUP_PIN_TEST_DEBUGFS);
 	printf("# fuzz: %lu ops (%lu ioctls) in %.1f s (%.0f ops/s) on %u threads, %lu failures%s\n",
 	       r.ops, r.ioctls, r.secs, r.secs > 0 ? r.ops / r.secs : 0.0, g->threads,
-	       r.failures, r.left_ok ? "" : ", pins left");
+	       r.failures, r.left.ok ? "" : ", pins left");
 	printf("# skipped: requests a GUP policy expects a kernel WARN for (the matrix's cells), pins with nothing to act on\n");
-	if (r.failures || !r.left_ok)
+	if (r.failures || !r.left.ok)
 		print_replay(g);
 	fflush(stdout);
-	ret = r.failures || !r.left_ok ? GUPCTL_EXIT_REFUSED : GUPCTL_EXIT_OK;
+	ret = r.failures || !r.left.ok ? GUPCTL_EXIT_REFUSED : GUPCTL_EXIT_OK;
 	if (json && fz_json(g, &r, json, json_path))
 		ret = GUPCTL_EXIT_USAGE;
 	return ret;
 }
 
+static const char *fuzz_policy_help(void)
+{
+	static char help[128];
+
+	snprintf(help, sizeof(help), "GUP policy: %s (detected)",
+		 policy_names());
+	return help;
+}
+
 int cmd_fuzz(int argc, char **argv)
 {
 	static const char * const usage[] = {
-		"gupctl fuzz [--seed S] [--ops N] [--threads T] [--policy P]",
+		"gupctl fuzz [--seed S] [--ops N] [--threads T] [OPTIONS]",
 		"",
-		"Random and adversarial requests to " GUP_PIN_TEST_DEVICE ", reproducible from the seed;",
-		"every answer is judged against the ABI.  KTAP on stdout; exit 1 on a failure.",
+		"Random and adversarial requests to " GUP_PIN_TEST_DEVICE " (root, module",
+		"loaded), reproducible from the seed: each thread's requests, not the",
+		"threads' interleaving.  Every answer is judged against the ABI; once",
+		"every fd is closed no pin may be left.  KTAP on stdout, and on a failure",
+		"the command that replays the run.  Exit 0 every answer allowed, 1 a",
+		"failure or a pin left, 2 usage error, 3 no usable device.",
 		NULL
 	};
 	struct fz_global g = {
@@ -2866,10 +2985,10 @@ int cmd_fuzz(int argc, char **argv)
 			      "the PRNG seed (1; decimal or 0x hex)"),
 		GOPT_UINT('n', "ops", &g.ops, "N", "operations, all threads together (10000)"),
 		GOPT_UINT('t', "threads", &g.threads, "T", "threads, 1-64 (4)"),
-		GOPT_STRING('p', "policy", &policy, "P",
-			    "the kernel's GUP policy (default: detected)"),
+		GOPT_STRING('p', "policy", &policy, "P", fuzz_policy_help()),
 		GOPT_STRING(0, "ext4-dir", &g.ext4_dir, "DIR", MATRIX_EXT4_HELP),
-		GOPT_STRING(0, "json", &json_path, "FILE", "the run's summary as JSON"),
+		GOPT_STRING(0, "json", &json_path, "FILE",
+			    "the run's summary as JSON (docs/gupctl.md)"),
 		GOPT_UINT(0, "show", &g.show, "N", "print the first N failures in full (50)"),
 		GOPT_BOOL('v', "verbose", &verbose, "every request and answer on stderr"),
 		GOPT_END()
@@ -2898,27 +3017,26 @@ int cmd_fuzz(int argc, char **argv)
 	if (!g.policy)
 		return usage_error("fuzz", "unknown policy '%s': give %s", policy, policy_names());
 	g.policy_name = policy;
-	if (json_path) {
-		json = matrix_json_open(json_path, "fuzz");
-		if (!json)
-			return GUPCTL_EXIT_USAGE;
-	}
+	g.kernel = policy_kernel(policy);
 	ret = gupctl_open_device(&dev, "fuzz");
-	if (ret) {
-		if (json)
-			fclose(json);
+	if (ret)
 		return ret;
-	}
 	g.ver = dev.ver;
 	g.shared_fd = dev.fd;
 	g.ps = g.ver.page_size;
 	if (g.ps != (size_t)getpagesize()) {
 		gupdev_close(&dev);
-		if (json)
-			fclose(json);
 		fprintf(stderr, "gupctl fuzz: the module's page size %zu is not the process's %d\n",
 			g.ps, getpagesize());
 		return GUPCTL_EXIT_NODEV;
+	}
+	/* opened last: no empty file is left behind by an early exit */
+	if (json_path) {
+		json = matrix_json_open(json_path, "fuzz");
+		if (!json) {
+			gupdev_close(&dev);
+			return GUPCTL_EXIT_USAGE;
+		}
 	}
 	return fuzz_run(&g, json, json_path);
 }
