@@ -52,7 +52,9 @@ for f in $(all_flavours); do
 		else
 			tap_not_ok "$f: gupctl fuzz --seed $s (exit $st)"
 			grep -E '^# (FAIL|CRASH)' "$k" 2>/dev/null | head -5 || true
-			echo "# replay in a guest (make shell FLAVOUR=$f): gupctl fuzz --seed $s --ops $ops --threads $threads --policy $policy"
+			# the fuzzer's own replay line if it got that far, else ours
+			replay=$(sed -n 's/^# replay: //p' "$k" 2>/dev/null | head -1)
+			echo "# replay in a guest (make shell FLAVOUR=$f): ${replay:-gupctl fuzz --seed $s --ops $ops --threads $threads --policy $policy}"
 		fi
 	done
 	tap_is "$(report_get "$work/$f.report" kernel_verdict)" clean \
