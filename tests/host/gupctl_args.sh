@@ -136,20 +136,27 @@ for c in "${commands[@]}"; do
 		"not refused so" "${bad[@]}"
 done
 
+# options_are COMMAND "OPTION...": its option table (--list-opts) is
+# exactly these.
+options_are() {
+	local listed want
+	run "$1" --list-opts
+	listed=$(sed 's/=$//' "$TMP/out" | sort | tr '\n' ' ')
+	want=$(tr ' ' '\n' <<<"$2" | grep . | sort | tr '\n' ' ')
+	if [ "$rc" -eq 0 ] && [ "$listed" = "$want" ]; then
+		ok "$1: the option table has the documented options"
+	else
+		not_ok "$1: the option table has the documented options" \
+			"listed: $listed" "want: $want"
+	fi
+}
+
 # pin: its options (a removed or renamed option must fail here).
 pin_opts="--allow-broken --anon --dirty-on-unpin --fast --force --get
 --get-fast --get-remote --get-unlocked --help --hold --hugetlb --length
 --longterm --offset --pin-remote --pin-unlocked --policy --prefault --private
 --read-only --shmem --then --thp --write"
-run pin --list-opts
-listed=$(sed 's/=$//' "$TMP/out" | sort | tr '\n' ' ')
-want=$(tr ' ' '\n' <<<"$pin_opts" | grep . | sort | tr '\n' ' ')
-if [ "$rc" -eq 0 ] && [ "$listed" = "$want" ]; then
-	ok "pin: the option table has the documented options"
-else
-	not_ok "pin: the option table has the documented options" \
-		"listed: $listed" "want: $want"
-fi
+options_are pin "$pin_opts"
 
 # Every pin option parses: with two targets after it, parsing must get as
 # far as the "two targets" error.
@@ -172,15 +179,7 @@ none_bad "pin: every option of the table is accepted" rejected "${bad[@]}"
 # fuzz: its options (a removed or renamed option must fail here), and
 # the usage errors it finds before it opens the device.
 fuzz_opts="--ext4-dir --help --json --ops --policy --seed --show --threads --verbose"
-run fuzz --list-opts
-listed=$(sed 's/=$//' "$TMP/out" | sort | tr '\n' ' ')
-want=$(tr ' ' '\n' <<<"$fuzz_opts" | grep . | sort | tr '\n' ' ')
-if [ "$rc" -eq 0 ] && [ "$listed" = "$want" ]; then
-	ok "fuzz: the option table has the documented options"
-else
-	not_ok "fuzz: the option table has the documented options" \
-		"listed: $listed" "want: $want"
-fi
+options_are fuzz "$fuzz_opts"
 expect "fuzz: bad --seed" 2 err "gupctl fuzz: bad --seed 'x1': give a number" \
 	-- fuzz --seed x1
 expect "fuzz: a negative --seed" 2 err "gupctl fuzz: bad --seed '-1'" -- fuzz --seed -1
