@@ -2807,7 +2807,8 @@ static void json_not_fuzzed(json_t *arr, bool have, const char *what, const char
 static int fz_json(const struct fz_global *g, const struct fz_totals *r, FILE *f,
 		   const char *path)
 {
-	json_t *kinds = json_array(), *shown = json_array(), *nf = json_array(), *left, *doc;
+	json_t *kinds = json_array(), *shown = json_array(), *nf = json_array();
+	json_t *left, *doc, *more;
 	char seed[24], cmd[512];
 	struct utsname u;
 	unsigned int k;
@@ -2839,20 +2840,22 @@ static int fz_json(const struct fz_global *g, const struct fz_totals *r, FILE *f
 			"threads", (int)g->threads, "policy", g->policy_name,
 			"kernel", fz_kernel_names[g->kernel], "kernel_release", u.release,
 			"ext4_dir", g->ext4_dir);
-	doc = json_merge(doc, json_pack("{s:i, s:i, s:i, s:i, s:s, s:o*}",
-			"abi_version", (int)g->ver.abi_version,
-			"max_pages_per_pin", (int)g->ver.max_pages_per_pin,
-			"max_pages_total", (int)g->ver.max_pages_total,
-			"features", (int)g->ver.features,
-			"fd_passing", g->have_unix ? "SCM_RIGHTS" : "pidfd_getfd",
-			"not_fuzzed", nf));
-	doc = json_merge(doc, json_pack("{s:f, s:I, s:I, s:f, s:I, s:o*, s:o*, s:b, s:s, s:o*}",
-			"seconds", r->secs, "ops_done", (json_int_t)r->ops,
-			"ioctls", (json_int_t)r->ioctls,
-			"ops_per_second", r->secs > 0 ? r->ops / r->secs : 0.0,
-			"failures", (json_int_t)r->failures, "failures_shown", shown,
-			"pins_left", left, "passed", !r->failures && r->left.ok,
-			"replay", replay_cmd(g, cmd, sizeof(cmd)), "kinds", kinds));
+	more = json_pack("{s:i, s:i, s:i, s:i, s:s, s:o*}",
+			 "abi_version", (int)g->ver.abi_version,
+			 "max_pages_per_pin", (int)g->ver.max_pages_per_pin,
+			 "max_pages_total", (int)g->ver.max_pages_total,
+			 "features", (int)g->ver.features,
+			 "fd_passing", g->have_unix ? "SCM_RIGHTS" : "pidfd_getfd",
+			 "not_fuzzed", nf);
+	doc = json_merge(doc, more);
+	more = json_pack("{s:f, s:I, s:I, s:f, s:I, s:o*, s:o*, s:b, s:s, s:o*}",
+			 "seconds", r->secs, "ops_done", (json_int_t)r->ops,
+			 "ioctls", (json_int_t)r->ioctls,
+			 "ops_per_second", r->secs > 0 ? r->ops / r->secs : 0.0,
+			 "failures", (json_int_t)r->failures, "failures_shown", shown,
+			 "pins_left", left, "passed", !r->failures && r->left.ok,
+			 "replay", replay_cmd(g, cmd, sizeof(cmd)), "kinds", kinds);
+	doc = json_merge(doc, more);
 	return matrix_json_dump(doc, f, path, "fuzz");
 }
 
