@@ -15,18 +15,6 @@
 #include "kreports.h"
 #include "matrix_json.h"
 
-/* A marker on the console (gupctl.h, matrix_mark()). */
-struct marker {
-	unsigned int line;
-	char step[MATRIX_STEP_LEN];
-	int index;			/* MATRIX_MARK_NONE: an end marker */
-};
-
-struct markers {
-	struct marker *m;
-	unsigned int nr, cap;
-};
-
 /* "gupctl report: PATH: MSG" (no PATH if NULL); GUPCTL_EXIT_USAGE. */
 static int collect_error(const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -44,7 +32,7 @@ static int collect_error(const char *path, const char *fmt, ...)
 }
 
 /* A marker (matrix_mark()) in @line: true with its step and index. */
-static bool parse_mark(const char *line, char step[MATRIX_STEP_LEN], int *index)
+bool parse_mark(const char *line, char step[MATRIX_STEP_LEN], int *index)
 {
 	const char *p = strstr(line, MATRIX_MARK_PREFIX);
 	size_t n;
@@ -74,7 +62,7 @@ static bool parse_mark(const char *line, char step[MATRIX_STEP_LEN], int *index)
 }
 
 /* Every marker of the console @path, in console order. */
-static int read_markers(const char *path, struct markers *ms)
+int read_markers(const char *path, struct markers *ms)
 {
 	struct marker m, *p;
 	unsigned int line = 0;
@@ -112,8 +100,7 @@ static int read_markers(const char *path, struct markers *ms)
 }
 
 /* The last marker before console line @line, or NULL. */
-static const struct marker *marker_before(const struct markers *ms,
-					  unsigned int line)
+const struct marker *marker_before(const struct markers *ms, unsigned int line)
 {
 	const struct marker *last = NULL;
 	unsigned int i;
@@ -127,8 +114,8 @@ static const struct marker *marker_before(const struct markers *ms,
  * Does line @lineno of @file in the source tree @src hold @text?  If not,
  * @why says what the line reads (or why it could not be read).
  */
-static bool src_line_holds(const char *src, const char *file, unsigned long lineno,
-			   const char *text, char *why, size_t size)
+bool src_line_holds(const char *src, const char *file, unsigned long lineno,
+		    const char *text, char *why, size_t size)
 {
 	unsigned long n = 0;
 	char *path, *buf = NULL;

@@ -104,6 +104,34 @@ json_t *matrix_json_read_file(const char *path, const char *cmd);
 /* The same for a file that must hold one JSON object. */
 json_t *matrix_json_read_object(const char *path, const char *cmd);
 
+/*
+ * The console's markers (gupctl.h, matrix_mark()), read on the host
+ * (matrix_collect.c; gupctl consumers judge reads them too).
+ */
+struct marker {
+	unsigned int line;
+	char step[MATRIX_STEP_LEN];
+	int index;			/* MATRIX_MARK_NONE: an end marker */
+};
+
+struct markers {
+	struct marker *m;
+	unsigned int nr, cap;
+};
+
+/* A marker in @line: true with its step and index. */
+bool parse_mark(const char *line, char step[MATRIX_STEP_LEN], int *index);
+/* Every marker of the console @path, in console order (free ms->m). */
+int read_markers(const char *path, struct markers *ms);
+/* The last marker before console line @line, or NULL. */
+const struct marker *marker_before(const struct markers *ms, unsigned int line);
+/*
+ * Does line @lineno of @file in the source tree @src hold @text?  If not,
+ * @why says what the line reads (or why it could not be read).
+ */
+bool src_line_holds(const char *src, const char *file, unsigned long lineno,
+		    const char *text, char *why, size_t size);
+
 /* gupctl report --collect (matrix_collect.c, host only). */
 struct collect_opts {
 	const char *out;		/* FLAVOUR.json */
