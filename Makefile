@@ -5,7 +5,7 @@
 FLAVOURS := $(shell awk '!/^\#/ && NF { print $$1 }' patches/flavours)
 FLAVOUR ?= stock
 
-.PHONY: all deps kernels rootfs modules gupctl shell boot matrix docs repro check lint clean
+.PHONY: all deps kernels rootfs modules gupctl shell boot matrix docs repro consumers check lint clean
 
 all: kernels rootfs modules gupctl
 
@@ -44,6 +44,11 @@ docs: gupctl
 
 repro: all
 	@jobs/repro.sh
+
+# The kernel's own GUP users (ptrace, /proc/PID/mem, process_vm_rw,
+# O_DIRECT, vmsplice, io_uring) on every flavour: results/consumers/.
+consumers: kernels rootfs gupctl
+	@jobs/consumers.sh
 
 check: deps
 	@tests/run.sh
