@@ -560,30 +560,55 @@ static void write_md(FILE *f, const char *dir, json_t *run, struct rflavour *fl,
 				md_verdict(f, rfind(&fl[k], &cc[i]));
 			fputc('\n', f);
 		}
-		/* each expectation that differs from stock's, with its reason */
+		/*
+		 * Each expectation that differs from stock's, grouped by the
+		 * policy's reason: the cells, then the first one's whole reason.
+		 */
 		any = false;
 		for (k = 0; k < nf && stock < nf; k++) {
-			struct consumer_expectation es, ek;
 			const char *pol = jstr(fl[k].doc, "policy", NULL);
+			const char *spol = jstr(fl[stock].doc, "policy", NULL) ?: "stock";
+			struct consumer_expectation es, ek;
+			bool done[CONS_MAX_CELLS] = { false };
+			unsigned int g;
 
 			if (k == stock || !pol)
 				continue;
 			for (i = 0; i < n; i++) {
-				if (cc[i].iface != it || consumer_expect(pol, &cc[i], &ek) ||
-				    consumer_expect(jstr(fl[stock].doc, "policy", NULL) ?: "stock",
-						    &cc[i], &es))
-					continue;
-				if (ek.ok == es.ok && ek.err == es.err &&
-				    !ek.report.kind == !es.report.kind)
+				char what[96], reason[2048];
+				const char *preason;
+
+				if (done[i] || cc[i].iface != it || consumer_expect(pol, &cc[i], &ek) ||
+				    consumer_expect(spol, &cc[i], &es) ||
+				    (ek.ok == es.ok && ek.err == es.err &&
+				     !ek.report.kind == !es.report.kind))
 					continue;
 				if (!any)
-					fprintf(f, "\nWhere a flavour's expectation differs from stock's:\n\n");
+					fprintf(f, "\nWhere a flavour's expectation differs from stock's, and why:\n\n");
 				any = true;
-				fprintf(f, "- %s, %s %s: %s%s (stock %s%s): %s\n", fl[k].name,
-					backing_name(cc[i].backing), state_name(cc[i].state),
-					ek.report.kind ? "WARN " : "", expected_outcome(&ek),
-					es.report.kind ? "WARN " : "", expected_outcome(&es),
-					ek.reason);
+				snprintf(what, sizeof(what), "%s%s (stock %s%s)",
+					 ek.report.kind ? "WARN " : "", expected_outcome(&ek),
+					 es.report.kind ? "WARN " : "", expected_outcome(&es));
+				snprintf(reason, sizeof(reason), "%s", ek.reason);
+				preason = ek.policy.reason;
+				fprintf(f, "- %s: %s on", fl[k].name, what);
+				for (g = i; g < n; g++) {
+					struct consumer_expectation eg, sg;
+					char gwhat[96];
+
+					if (cc[g].iface != it || consumer_expect(pol, &cc[g], &eg) ||
+					    consumer_expect(spol, &cc[g], &sg))
+						continue;
+					snprintf(gwhat, sizeof(gwhat), "%s%s (stock %s%s)",
+						 eg.report.kind ? "WARN " : "", expected_outcome(&eg),
+						 sg.report.kind ? "WARN " : "", expected_outcome(&sg));
+					if (strcmp(gwhat, what) || strcmp(eg.policy.reason, preason))
+						continue;
+					done[g] = true;
+					fprintf(f, "%s %s %s", g == i ? "" : ",",
+						backing_name(cc[g].backing), state_name(cc[g].state));
+				}
+				fprintf(f, ". The first: %s\n", reason);
 			}
 		}
 	}
