@@ -35,6 +35,10 @@ results_flavour() {
 	done
 	RESULTS_NF=$((${RESULTS_NF:-0} + 1))
 	# numbered: run.json lists the flavours in the order they ran
+	local pkg
+	pkg=$(flavour_source_pkg "$name")
+	args+=(--argjson source_package "$(jq -n --arg name "$pkg" \
+		--arg version "$(source_pkg_version "$pkg")" '{name: $name, version: $version}')")
 	jq -n --arg name "$name" --arg input_hash "$(flavour_key "$name")" \
 		"${args[@]}" '$ARGS.named' \
 		>"$RESULTS_DIR/.flavour-$(printf %03d "$RESULTS_NF").json"
@@ -51,11 +55,10 @@ results_end() {
 	shopt -u nullglob
 	if [ ${#parts[@]} -eq 0 ]; then echo '[]'; else jq -s . "${parts[@]}"; fi |
 		jq --arg job "$RESULTS_JOB" --arg commit "$commit" \
-		--arg date "$RESULTS_DATE" --arg pkg "$LAB_SOURCE_PKG" \
-		--arg version "$(source_pkg_version)" \
+		--arg date "$RESULTS_DATE" \
 		--argjson wall "$(printf '%.1f' "$wall")" \
 		'{job: $job, commit: $commit, date: $date,
-		  source_package: {name: $pkg, version: $version},
+		  source_packages: ([.[].source_package | select(.)] | unique),
 		  wall_seconds: $wall, flavours: .}' >"$RESULTS_DIR/run.json"
 	rm -f "${parts[@]}"
 	if [ "$RESULTS_LINK" = 1 ]; then

@@ -16,6 +16,7 @@
 #include "gupctl.h"
 #include "matrix_json.h"
 #include "options.h"
+#include "longterm.h"
 #include "report_policies.h"
 #include "policy.h"
 
@@ -448,6 +449,7 @@ static void md_seconds(FILE *f, double s)
 static void md_source(const struct report *r, FILE *f)
 {
 	json_t *wall = json_object_get(r->run, "wall_seconds");
+	char sources[256];
 	unsigned int i;
 
 	if (!r->dir) {
@@ -466,10 +468,9 @@ static void md_source(const struct report *r, FILE *f)
 	md_puts(f, run_str(r, "commit", NULL) ?: "?");
 	fputs("\n- date: ", f);
 	md_puts(f, run_str(r, "date", NULL) ?: "?");
-	fputs("\n- kernel source: ", f);
-	md_puts(f, run_str(r, "source_package", "name") ?: "?");
-	fputc(' ', f);
-	md_puts(f, run_str(r, "source_package", "version") ?: "?");
+	fputs("\n- kernel sources: ", f);
+	run_json_sources(r->run, sources, sizeof(sources));
+	md_puts(f, sources);
 	fputs("\n- job wall time: ", f);
 	md_seconds(f, json_is_number(wall) ? json_number_value(wall) : -1);
 	fputs("\n\n", f);
@@ -1197,6 +1198,7 @@ static void write_policies(const struct report *r, FILE *f)
 	for (i = 0; i < r->nr_fl && n < ARRAY_SIZE(fl); i++)
 		fl[n++] = &r->fl[i];
 	write_policies_md(fl, n, r->dir ?: "the FLAVOUR.json files given", f);
+	longterm_policies_section(f, r->dir);
 }
 
 /* Load FLAVOUR.json @path as the next flavour. */

@@ -103,6 +103,12 @@ int matrix_json_dump(json_t *doc, FILE *f, const char *path, const char *cmd);
 json_t *matrix_json_read_file(const char *path, const char *cmd);
 /* The same for a file that must hold one JSON object. */
 json_t *matrix_json_read_object(const char *path, const char *cmd);
+/*
+ * A job's run.json: its kernel source packages ("source_packages", one per
+ * source version the flavours were built from) as "NAME VERSION, ..." in
+ * @buf; "?" if it names none.
+ */
+void run_json_sources(json_t *run, char *buf, size_t size);
 
 /*
  * The console's markers (gupctl.h, matrix_mark()), read on the host

@@ -172,7 +172,7 @@ mkdir -p "$RES"
 cp "$TMP/stock.json" "$RES/stock.json"
 cp "$TMP/v7.json" "$RES/gup-v7.json"
 jq -n '{job: "matrix", commit: "deadbeef-dirty", date: "2026-12-03T10:09:44Z",
-	source_package: {name: "linux-source-6.1", version: "6.1.192-3"},
+	source_packages: [{name: "linux-source-6.1", version: "6.1.192-3"}],
 	wall_seconds: 95.2,
 	flavours: [{name: "stock", ran: true, why_not_run: null},
 		   {name: "gup-v7", ran: true, why_not_run: null},

@@ -306,7 +306,7 @@ tap_is "$(grep -c '^ok ' "$TMP/res/stock.ktap")" 2 "FLAVOUR.ktap: one line per c
 expect "collect with a mismatch: exit 1" 1 out -- repro collect --input-hash 0123 \
 	--json "$TMP/res/x.json" "$TMP/c1.json" "$TMP/cell.json"
 jq -n '{job: "repro", commit: "abc", date: "2026-01-01T00:00:00Z",
-	source_package: {name: "linux-source-6.1", version: "6.1.192-3"}, wall_seconds: 9,
+	source_packages: [{name: "linux-source-6.1", version: "6.1.192-3"}], wall_seconds: 9,
 	flavours: [{name: "stock", ran: true}, {name: "gup-v7", ran: false,
 		    why_not_run: "staging failed"}]}' >"$TMP/res/run.json"
 # shellcheck disable=SC2016 # backquotes: markdown

@@ -34,7 +34,7 @@ run=$res/run.json
 tap_is "$(jq -r .job "$run" 2>&1)" matrix "run.json: job matrix"
 tap_is "$(jq -r '[.flavours[].name] | join(" ")' "$run" 2>&1)" \
 	"$(all_flavours | paste -sd' ')" "run.json: every flavour, in order"
-tap_like "$(jq -r '.commit, .date, .source_package.version' "$run" 2>&1 | paste -sd' ')" \
+tap_like "$(jq -r '.commit, .date, (.source_packages | map(.version) | join(","))' "$run" 2>&1 | paste -sd' ')" \
 	'^[0-9a-f]{7,}(-dirty)? [0-9]{4}-[0-9]{2}-[0-9]{2}T.*Z [0-9]' \
 	"run.json: commit, date and the kernel source version"
 
