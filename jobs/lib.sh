@@ -4,6 +4,25 @@
 
 LAB_RESULTS=${GUP_LAB_RESULTS:-$LAB_ROOT/results}
 
+# job_flavours JOB [FLAVOUR...]: the flavours a job runs, one per line:
+# those given, or every one in patches/flavours.  An unknown one is a usage
+# error (status 2), said in JOB's name.
+job_flavours() {
+	local job=$1 f
+	shift
+	if [ $# -eq 0 ]; then
+		all_flavours
+		return
+	fi
+	for f in "$@"; do
+		all_flavours | grep -qxF -- "$f" || {
+			echo "jobs/$job.sh: unknown flavour '$f' (see patches/flavours)" >&2
+			return 2
+		}
+	done
+	printf '%s\n' "$@"
+}
+
 # results_begin JOB [DIR]: make the run's results directory (DIR, or a new
 # one under $LAB_RESULTS/JOB) and print its path.  RESULTS_JOB,
 # RESULTS_LINK (whether results_end moves the latest links) and
