@@ -701,7 +701,7 @@ static void rdma_setup(void)
 	int ret;
 
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		snprintf(cmd, sizeof(cmd), "%s 2>&1 | sed 's/^/#   /'", cmds[i]);
+		snprintf(cmd, sizeof(cmd), "(%s) 2>&1 | sed 's/^/#   /'", cmds[i]);
 		printf("# rdma setup: %s\n", cmds[i]);
 		fflush(stdout);
 		ret = system(cmd);
