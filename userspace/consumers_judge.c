@@ -277,7 +277,7 @@ static json_t *cell_json(const struct jcell *j, unsigned int index)
 	return json_pack("{s:i, s:s, s:s, s:s, s:{s:s, s:s, s:o}, "
 			 "s:{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}, "
 			 "s:{s:s, s:O, s:O, s:O, s:o, s:o, s:o, s:o, s:i, s:O}, "
-			 "s:s, s:b, s:b, s:s?}",
+			 "s:s, s:b, s:b, s:s?, s:s?}",
 		"index", index + 1,
 		"interface", consumers[j->c.iface].name,
 		"backing", backing_name(j->c.backing),
@@ -287,7 +287,7 @@ static json_t *cell_json(const struct jcell *j, unsigned int index)
 		"flags", gup_flags_str(e->gup.flags, flags, sizeof(flags)),
 		"matrix_cell", e->matrix_index < 0 ? json_null() : json_integer(e->matrix_index + 1),
 		"expected",
-		"outcome", expected_outcome(e),
+		"outcome", j->skip[0] ? "not-run" : expected_outcome(e),
 		"bytes", e->ok ? json_integer(e->bytes) : json_null(),
 		"errno", e->ok ? json_null() : json_string(errno_name(e->err)),
 		"kernel_report", e->report.kind ?
@@ -306,7 +306,8 @@ static json_t *cell_json(const struct jcell *j, unsigned int index)
 		"kernel_reports", j->nr_reports,
 		"setup_error", json_object_get(j->guest, "setup_error") ?: json_null(),
 		"verdict", j->verdict, "match", j->match, "data_lost", j->data_lost,
-		"note", j->note[0] ? j->note : j->skip[0] ? j->skip : NULL);
+		"note", j->note[0] ? j->note : j->skip[0] ? j->skip : NULL,
+		"skip", j->skip[0] ? j->skip : NULL);
 }
 
 /* The guest's cell @i, if it is the cell we think (same names). */
