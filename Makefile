@@ -46,7 +46,8 @@ repro: all
 	@jobs/repro.sh
 
 # The kernel's own GUP users (ptrace, /proc/PID/mem, process_vm_rw,
-# O_DIRECT, vmsplice, io_uring) on every flavour: results/consumers/.
+# O_DIRECT, vmsplice, io_uring; AF_XDP, RDMA, uprobes where a FLAVOUR+net+rdma+uprobes
+# kernel has them, a SKIP elsewhere) on every flavour: results/consumers/.
 consumers: kernels rootfs gupctl
 	@jobs/consumers.sh
 
