@@ -226,8 +226,9 @@ int cons_data_parse(const char *s, enum cons_data *d)
 
 enum consumer_src consumer_src_of(const char *policy)
 {
-	/* patches/flavours: mainline is the one flavour built on 6.12 */
-	return strcmp(policy, "mainline") ? CONS_SRC_61 : CONS_SRC_612;
+	const char *src = policy_source(policy);
+
+	return src && !strcmp(src, "6.12") ? CONS_SRC_612 : CONS_SRC_61;
 }
 
 const char *consumer_src_name(enum consumer_src src)

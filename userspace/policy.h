@@ -77,6 +77,11 @@ typedef struct expectation (*policy_fn)(const struct cell *cell);
 
 /* The policy named in patches/flavours' "gup" column, or NULL. */
 policy_fn policy_lookup(const char *name);
+/*
+ * The kernel source the policy's code is from ("6.1", "6.12": patches/
+ * flavours' source column), or NULL for an unknown policy.
+ */
+const char *policy_source(const char *name);
 /* Comma separated names of every policy, for help and errors. */
 const char *policy_names(void);
 
