@@ -143,15 +143,6 @@ static bool cons_backing_applies(enum consumer_iface i, enum cell_backing b)
 }
 
 /* Cells user space cannot make (policy.c's cell_impossible(), the same rule). */
-static bool cons_cell_possible(enum cell_backing b, enum cell_state s)
-{
-	const struct backing_spec *bs = backing_spec(b);
-
-	if (bs->read_only && s >= STATE_WRITE)
-		return false;
-	return !(bs->kind == TARGET_ANON && s == STATE_WRITEBACK);
-}
-
 /*
  * make check's subset: per interface, anonymous memory and ext4
  * MAP_SHARED untouched, ext4 MAP_SHARED write-faulted (GUP-fast takes a
@@ -173,6 +164,7 @@ static bool cons_cell_quick(enum cell_backing b, enum cell_state s)
 unsigned int consumer_cells(bool quick, struct consumer_cell *c, unsigned int max)
 {
 	unsigned int n = 0, i, b, s;
+	const char *why;
 
 	for (i = 0; i < CONS_COUNT; i++)
 		for (b = 0; b < ARRAY_SIZE(cons_backings); b++)
@@ -180,7 +172,7 @@ unsigned int consumer_cells(bool quick, struct consumer_cell *c, unsigned int ma
 				enum cell_backing bk = cons_backings[b];
 
 				if (!cons_backing_applies(i, bk) ||
-				    !cons_cell_possible(bk, s) ||
+				    !state_possible(bk, s, &why) ||
 				    (quick && !cons_cell_quick(bk, s)))
 					continue;
 				if (n < max)

@@ -127,20 +127,31 @@ bool backing_dirty_tracked_v9(enum cell_backing backing)
 	return backing_dirty_tracked(backing) && !b->private && !b->read_only;
 }
 
+bool state_possible(enum cell_backing backing, enum cell_state state,
+		    const char **why)
+{
+	const struct backing_spec *b = backing_spec(backing);
+
+	if (b->read_only && state >= STATE_WRITE) {
+		*why = "a PROT_READ mapping cannot be write-faulted from user space";
+		return false;
+	}
+	if (b->kind == TARGET_ANON && state == STATE_WRITEBACK) {
+		*why = "anonymous memory has no file to fsync: nothing is written back";
+		return false;
+	}
+	return true;
+}
+
 /* Cells user space cannot set up, under any policy. */
 static bool cell_impossible(const struct cell *c, struct expectation *e)
 {
-	const struct backing_spec *b = backing_spec(c->backing);
+	const char *why;
 
-	if (b->read_only && c->state >= STATE_WRITE) {
-		*e = not_applicable("a PROT_READ mapping cannot be write-faulted from user space");
-		return true;
-	}
-	if (b->kind == TARGET_ANON && c->state == STATE_WRITEBACK) {
-		*e = not_applicable("anonymous memory has no file to fsync: nothing is written back");
-		return true;
-	}
-	return false;
+	if (state_possible(c->backing, c->state, &why))
+		return false;
+	*e = not_applicable(why);
+	return true;
 }
 
 /*

@@ -113,6 +113,13 @@ const char *policy_detect(char *why, size_t size);
 int pin_cell(const struct target *t, unsigned int method, unsigned int flags,
 	     struct cell *c, const char **why);
 
+/*
+ * Can user space put memory of @backing in @state (a PROT_READ mapping
+ * cannot be write-faulted, anonymous memory cannot be written back)?  If
+ * not, *@why says so.  The matrix and the consumers run skip such cells.
+ */
+bool state_possible(enum cell_backing backing, enum cell_state state,
+		    const char **why);
 const char *backing_name(enum cell_backing backing);
 const char *state_name(enum cell_state state);
 /* Is the backing's VMA one v7's vma_needs_dirty_tracking() answers yes for? */
