@@ -245,8 +245,10 @@ static void why(struct consumer_expectation *e, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A file VMA neither shmem nor hugetlbfs: io_uring 6.1's own refusal. */
-static bool iouring_refuses_file(enum cell_backing b)
+const char *const iouring_61_check =
+	"then io_uring's own check: a file VMA neither shmem nor hugetlbfs is -EOPNOTSUPP (6.1: io_uring/rsrc.c:1011-1022), MAP_PRIVATE too; the pages are unpinned";
+
+bool iouring_61_refuses(enum cell_backing b)
 {
 	const struct backing_spec *bs = backing_spec(b);
 
@@ -322,10 +324,10 @@ int consumer_expect(const char *policy, const struct consumer_cell *c,
 		why(e, "the interface returns %s: %s", errno_name(e->err),
 		    call->refused_path);
 	} else if (call->check == CONS_CHECK_IOURING_FILE &&
-		   iouring_refuses_file(c->backing)) {
+		   iouring_61_refuses(c->backing)) {
 		e->ok = false;
 		e->err = EOPNOTSUPP;
-		why(e, "then io_uring's own check: a file VMA neither shmem nor hugetlbfs is -EOPNOTSUPP (6.1: io_uring/rsrc.c:1011-1022), MAP_PRIVATE too; the pages are unpinned");
+		why(e, "%s", iouring_61_check);
 	} else {
 		e->ok = true;
 		e->bytes = k->len;
