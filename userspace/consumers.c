@@ -228,16 +228,6 @@ static bool cons_backing_applies(enum consumer_iface i, enum cell_backing b)
 	return i == CONS_PTRACE_POKE || i == CONS_PROCMEM_WRITE;
 }
 
-/* Cells user space cannot make (policy.c's cell_impossible(), the same rule). */
-static bool cons_cell_possible(enum cell_backing b, enum cell_state s)
-{
-	const struct backing_spec *bs = backing_spec(b);
-
-	if (bs->read_only && s >= STATE_WRITE)
-		return false;
-	return !(bs->kind == TARGET_ANON && s == STATE_WRITEBACK);
-}
-
 /*
  * make check's subset: per interface, anonymous memory and ext4
  * MAP_SHARED untouched, ext4 MAP_SHARED write-faulted (GUP-fast takes a
@@ -264,6 +254,7 @@ static bool cons_cell_quick(enum consumer_iface i, enum cell_backing b,
 unsigned int consumer_cells(bool quick, struct consumer_cell *c, unsigned int max)
 {
 	unsigned int n = 0, i, b, s;
+	const char *why;
 
 	for (i = 0; i < CONS_COUNT; i++)
 		for (b = 0; b < ARRAY_SIZE(cons_backings); b++)
@@ -271,7 +262,7 @@ unsigned int consumer_cells(bool quick, struct consumer_cell *c, unsigned int ma
 				enum cell_backing bk = cons_backings[b];
 
 				if (!cons_backing_applies(i, bk) ||
-				    !cons_cell_possible(bk, s) ||
+				    !state_possible(bk, s, &why) ||
 				    ((i == CONS_UPROBE_REFCTR || i == CONS_UPROBE) &&
 				     s == STATE_WRITEBACK) ||
 				    (quick && !cons_cell_quick(i, bk, s)))
@@ -319,8 +310,9 @@ int cons_data_parse(const char *s, enum cons_data *d)
 
 enum consumer_src consumer_src_of(const char *policy)
 {
-	/* patches/flavours: mainline is the one flavour built on 6.12 */
-	return strcmp(policy, "mainline") ? CONS_SRC_61 : CONS_SRC_612;
+	const char *src = policy_source(policy);
+
+	return src && !strcmp(src, "6.12") ? CONS_SRC_612 : CONS_SRC_61;
 }
 
 const char *consumer_src_name(enum consumer_src src)
@@ -345,8 +337,10 @@ static void why(struct consumer_expectation *e, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A file VMA neither shmem nor hugetlbfs: io_uring 6.1's own refusal. */
-static bool iouring_refuses_file(enum cell_backing b)
+const char *const iouring_61_check =
+	"then io_uring's own check: a file VMA neither shmem nor hugetlbfs is -EOPNOTSUPP (6.1: io_uring/rsrc.c:1011-1022), MAP_PRIVATE too; the pages are unpinned";
+
+bool iouring_61_refuses(enum cell_backing b)
 {
 	const struct backing_spec *bs = backing_spec(b);
 
@@ -449,10 +443,10 @@ int consumer_expect(const char *policy, const struct consumer_cell *c,
 		why(e, "the interface returns %s: %s", errno_name(e->err),
 		    call->refused_path);
 	} else if (call->check == CONS_CHECK_IOURING_FILE &&
-		   iouring_refuses_file(c->backing)) {
+		   iouring_61_refuses(c->backing)) {
 		e->ok = false;
 		e->err = EOPNOTSUPP;
-		why(e, "then io_uring's own check: a file VMA neither shmem nor hugetlbfs is -EOPNOTSUPP (6.1: io_uring/rsrc.c:1011-1022), MAP_PRIVATE too; the pages are unpinned");
+		why(e, "%s", iouring_61_check);
 	} else {
 		e->ok = true;
 		e->bytes = k->len;

@@ -122,33 +122,11 @@ static void note(struct jcell *j, const char *fmt, ...)
 static bool report_expected(const struct judge_opts *o, const struct kreport *k,
 			    const struct jcell *j, char *why, size_t size)
 {
-	const struct report_exp *e = &j->e.report;
-	const char *colon = k->location ? strrchr(k->location, ':') : NULL;
-	char file[256], what[512];
-	unsigned long line;
-	char *end;
+	char r[800];
+	bool ok = report_matches(&j->e.report, k, o->src, r, sizeof(r));
 
-	if (!e->kind) {
-		snprintf(why, size, "its cell expects no kernel report");
-		return false;
-	}
-	if (strcmp(k->kind, e->kind) || !colon) {
-		snprintf(why, size, "its cell expects a %s in %s", e->kind, e->file);
-		return false;
-	}
-	snprintf(file, sizeof(file), "%.*s", (int)(colon - k->location), k->location);
-	line = strtoul(colon + 1, &end, 10);
-	if (strcmp(file, e->file) || *end || !line) {
-		snprintf(why, size, "at %s; its cell expects it in %s", k->location, e->file);
-		return false;
-	}
-	if (!o->src || !src_line_holds(o->src, file, line, e->text, what, sizeof(what))) {
-		snprintf(why, size, "its cell expects a line holding '%.200s': %.300s",
-			 e->text, o->src ? what : "no --src tree to read it from");
-		return false;
-	}
-	snprintf(why, size, "its cell expects it: %.100s holds '%.200s'", k->location, e->text);
-	return true;
+	snprintf(why, size, "its cell %s", r);
+	return ok;
 }
 
 /* Attribute every report; fill each cell's counts.  -1 on a read error. */

@@ -137,6 +137,14 @@ const struct marker *marker_before(const struct markers *ms, unsigned int line);
  */
 bool src_line_holds(const char *src, const char *file, unsigned long lineno,
 		    const char *text, char *why, size_t size);
+struct kreport;
+struct report_exp;
+/*
+ * Is report @k the one @e expects (kind, file, and the text on its line in
+ * the tree @src)?  @why says why or why not.
+ */
+bool report_matches(const struct report_exp *e, const struct kreport *k,
+		    const char *src, char *why, size_t size);
 
 /* gupctl report --collect (matrix_collect.c, host only). */
 struct collect_opts {

@@ -77,6 +77,11 @@ typedef struct expectation (*policy_fn)(const struct cell *cell);
 
 /* The policy named in patches/flavours' "gup" column, or NULL. */
 policy_fn policy_lookup(const char *name);
+/*
+ * The kernel source the policy's code is from ("6.1", "6.12": patches/
+ * flavours' source column), or NULL for an unknown policy.
+ */
+const char *policy_source(const char *name);
 /* Comma separated names of every policy, for help and errors. */
 const char *policy_names(void);
 
@@ -108,6 +113,13 @@ const char *policy_detect(char *why, size_t size);
 int pin_cell(const struct target *t, unsigned int method, unsigned int flags,
 	     struct cell *c, const char **why);
 
+/*
+ * Can user space put memory of @backing in @state (a PROT_READ mapping
+ * cannot be write-faulted, anonymous memory cannot be written back)?  If
+ * not, *@why says so.  The matrix and the consumers run skip such cells.
+ */
+bool state_possible(enum cell_backing backing, enum cell_state state,
+		    const char **why);
 const char *backing_name(enum cell_backing backing);
 const char *state_name(enum cell_state state);
 /* Is the backing's VMA one v7's vma_needs_dirty_tracking() answers yes for? */
