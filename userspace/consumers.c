@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
 
@@ -271,7 +272,13 @@ unsigned int consumer_cells(bool quick, struct consumer_cell *c, unsigned int ma
 					c[n] = (struct consumer_cell){ i, bk, s };
 				n++;
 			}
-	return n < max ? n : max;
+	/* A table too small for the cells is a bug of ours: never run a part. */
+	if (n > max) {
+		fprintf(stderr, "gupctl: %u consumer cells, room for %u (CONS_MAX_CELLS)\n",
+			n, max);
+		abort();
+	}
+	return n;
 }
 
 char *consumer_cell_str(const struct consumer_cell *c, char *buf, size_t size)

@@ -102,9 +102,9 @@ struct consumer_cell {
  * Every cell, in run order (interface, then backing, then state); their
  * index + 1 is the KTAP test number and the console marker's.  @quick:
  * the subset of make check (a few per interface).  Returns the number
- * written to @c (at most @max).
+ * written to @c; more than @max is a bug (abort).
  */
-#define CONS_MAX_CELLS	256
+#define CONS_MAX_CELLS	512
 unsigned int consumer_cells(bool quick, struct consumer_cell *c, unsigned int max);
 /* "process_vm_writev ext4-shared untouched" */
 char *consumer_cell_str(const struct consumer_cell *c, char *buf, size_t size);
