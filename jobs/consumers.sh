@@ -1,10 +1,13 @@
 #!/bin/bash
 # `make consumers`: the kernel's own GUP users (process_vm_writev/readv,
 # /proc/PID/mem, PTRACE_POKEDATA, O_DIRECT, vmsplice, io_uring fixed
-# buffers) on every backing and page state, per flavour, one boot each.
+# buffers; AF_XDP, RDMA on rxe and siw, uprobes where the kernel has them:
+# the net, rdma and uprobes overlays) on every backing and page state, per
+# flavour, one boot each.
 # A flat list of steps; every expectation and judgement is gupctl's
 # (userspace/consumers.c, consumers_judge.c):
-#   1. stage the guest's gupctl (no driver: the interfaces are the kernel's);
+#   1. stage the guest's gupctl (no driver: the interfaces are the kernel's),
+#      and gupctl-rdma, the build with libibverbs for the RDMA cells;
 #   2. boot the flavour once: `gupctl consumers run` writes a marker per
 #      cell on /dev/kmsg and the measurements as JSON;
 #   3. read every cell's ext4 file back from the scratch image on the host
@@ -12,7 +15,8 @@
 #      list the console's kernel reports (qemu/scan-console.sh --reports);
 #   4. `gupctl consumers judge`: FLAVOUR.json and FLAVOUR.ktap in the
 #      results directory (docs/results.md), each cell against the
-#      expectation its flavour's policy gives.
+#      expectation its flavour's policy gives; an interface whose kernel
+#      option the flavour's .config lacks is expected not to run (KTAP SKIP).
 # Exit status: 0 when every flavour ran and every cell is as expected with
 # no kernel report but the expected ones; 1 otherwise; 2 usage error.  The
 # last line is "results: PATH".
@@ -21,7 +25,10 @@
 # --quick        the quick subset (gupctl consumers expect --quick), for make check
 # --results DIR  write the run there, move no latest link (default: a new
 #                directory under results/consumers/, then .../latest)
-# FLAVOUR...     the flavours to run (default: every one in patches/flavours)
+# FLAVOUR...     the flavours to run (default: every one in patches/flavours,
+#                each with the overlays net, rdma and uprobes, so that every
+#                interface runs: stock+net+rdma+uprobes...); a name without
+#                overlays runs the rest and SKIPs what its kernel lacks
 set -euo pipefail
 # shellcheck source=../qemu/lib.sh
 . "$(dirname "$0")/../qemu/lib.sh"
@@ -29,7 +36,7 @@ set -euo pipefail
 . "$LAB_ROOT/jobs/lib.sh"
 
 usage() {
-	sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 quick=() results='' flavours=()
@@ -43,6 +50,12 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+# AF_XDP, RDMA and uprobes cost a third more objects per kernel
+# (docs/lab.md): their options are overlays, built for this job and make
+# soak, not for make check.
+if [ ${#flavours[@]} -eq 0 ]; then
+	mapfile -t flavours < <(all_flavours | sed 's/$/+net+rdma+uprobes/')
+fi
 list=$(job_flavours consumers "${flavours[@]}") || exit 2
 mapfile -t flavours <<<"$list"
 
@@ -57,6 +70,10 @@ out=$RESULTS_DIR
 stage=$tmp/stage
 mkdir -p "$stage/bin"
 cp "$LAB_ROOT/userspace/gupctl-guest" "$stage/bin/gupctl"
+# Built where libibverbs-dev is (userspace/Makefile); without it the RDMA
+# cells say so and do not run.
+[ ! -x "$LAB_ROOT/userspace/gupctl-rdma" ] ||
+	cp "$LAB_ROOT/userspace/gupctl-rdma" "$stage/bin/gupctl-rdma"
 
 # The guest's part; qemu/run.sh exports GUP_LAB_FLAVOUR and GUP_LAB_POLICY.
 # The measurements are data, the guest's status says only whether every
@@ -90,6 +107,7 @@ for f in "${flavours[@]}"; do
 		debugfs -R "rdump /consumers $out/$f.disk" "$run/scratch.img" >/dev/null 2>&1 || true
 	fi
 	judge=(--flavour "$f" --policy "$policy" "${quick[@]}" --src "$(flavour_dir "$f")/src"
+		--config "$(flavour_dir "$f")/build/.config"
 		--input-hash "$(flavour_key "$f")" --kernel-verdict "${verdict:-none}"
 		--disk "$out/$f.disk/consumers" --json "$out/$f.json" --ktap "$out/$f.ktap")
 	why=null

@@ -5,20 +5,28 @@
 LAB_RESULTS=${GUP_LAB_RESULTS:-$LAB_ROOT/results}
 
 # job_flavours JOB [FLAVOUR...]: the flavours a job runs, one per line:
-# those given, or every one in patches/flavours.  An unknown one is a usage
-# error (status 2), said in JOB's name.
+# those given, or every one in patches/flavours.  A name may carry config
+# overlays (FLAVOUR+NAME..., patches/overlays/NAME.fragment: qemu/lib.sh's
+# flavour_base and flavour_overlays).  An unknown flavour or overlay is a
+# usage error (status 2), said in JOB's name.
 job_flavours() {
-	local job=$1 f
+	local job=$1 f o
 	shift
 	if [ $# -eq 0 ]; then
 		all_flavours
 		return
 	fi
 	for f in "$@"; do
-		all_flavours | grep -qxF -- "$f" || {
-			echo "jobs/$job.sh: unknown flavour '$f' (see patches/flavours)" >&2
+		all_flavours | grep -qxF -- "$(flavour_base "$f")" || {
+			echo "jobs/$job.sh: unknown flavour '$(flavour_base "$f")' in '$f' (see patches/flavours)" >&2
 			return 2
 		}
+		for o in $(flavour_overlays "$f"); do
+			[ -f "$LAB_ROOT/patches/overlays/$o.fragment" ] || {
+				echo "jobs/$job.sh: unknown overlay '$o' in '$f' (see patches/overlays/)" >&2
+				return 2
+			}
+		done
 	done
 	printf '%s\n' "$@"
 }

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gupctl consumers: the kernel's own GUP users (process_vm_writev/readv,
- * /proc/PID/mem, PTRACE_POKEDATA, O_DIRECT, vmsplice, io_uring) driven
+ * /proc/PID/mem, PTRACE_POKEDATA, O_DIRECT, vmsplice, io_uring, AF_XDP,
+ * RDMA on rxe and siw, uprobes) driven
  * from user space on every matrix backing and page state, no driver.
  *   run     (guest) every cell, measured, as JSON; a marker per cell
  *   expect  every cell's expectation under a policy (consumers.c)
  *   judge   (host) measured against expected: FLAVOUR.json and KTAP
  *   report  (host) docs/consumers.md from a results directory
+ *   cell, probe-target  internal: run by consumers run itself
  * The guide: docs/consumers-guide.md.
  */
 #include <stdio.h>
@@ -104,6 +106,9 @@ int cmd_consumers(int argc, char **argv)
 		{ "expect", cmd_expect },
 		{ "judge", HOST_SUB(consumers_judge) },
 		{ "report", HOST_SUB(consumers_report) },
+		/* internal: the RDMA helper's cell, the uprobe cells' program */
+		{ "cell", consumers_cell },
+		{ "probe-target", consumers_probe_target },
 	};
 	const struct gopt opts[] = { GOPT_END() };
 	size_t i;

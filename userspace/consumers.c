@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
 
@@ -122,6 +123,83 @@ const struct consumer consumers[CONS_COUNT] = {
 		},
 		.seed005_why = "io_uring is not among seed 005's callers",
 	},
+	[CONS_XDP_UMEM] = {
+		.name = "af-xdp-umem",
+		.title = "setsockopt(XDP_UMEM_REG) of the page as an AF_XDP umem (registration only)",
+		.writes = false, .remote = false, .len = CONS_PAGE,
+		.call = {
+			[CONS_SRC_61] = { GUP_PIN_METHOD_PIN, W | L,
+				"xsk_setsockopt(XDP_UMEM_REG) (net/xdp/xsk.c:1093, 1113) -> xdp_umem_create() -> xdp_umem_reg() -> xdp_umem_pin_pages() (net/xdp/xdp_umem.c:219): gup_flags = FOLL_WRITE (net/xdp/xdp_umem.c:96), pin_user_pages(gup_flags | FOLL_LONGTERM) under mmap_read_lock (net/xdp/xdp_umem.c:104-106)",
+				0, "npgs < 0: err = npgs, GUP's errno (net/xdp/xdp_umem.c:109-116)" },
+			[CONS_SRC_612] = { GUP_PIN_METHOD_PIN, W | L,
+				"xsk_setsockopt(XDP_UMEM_REG) (net/xdp/xsk.c:1604, 1635) -> xdp_umem_create() -> xdp_umem_reg() -> xdp_umem_pin_pages() (net/xdp/xdp_umem.c:233): gup_flags = FOLL_WRITE (net/xdp/xdp_umem.c:96), pin_user_pages(gup_flags | FOLL_LONGTERM) under mmap_read_lock (net/xdp/xdp_umem.c:104-106)",
+				0, "npgs < 0: err = npgs, GUP's errno (net/xdp/xdp_umem.c:109-116)" },
+		},
+		.seed005 = "xdp_umem_pin_pages(): gup_flags = FOLL_WRITE | FOLL_ALLOW_BROKEN_FILE_MAPPING (net/xdp/xdp_umem.c:96)",
+		.config = "CONFIG_XDP_SOCKETS", .overlay = "net",
+		.no_data = "no NIC in the guest: no packet ever moves through the umem; the registration's result is the measurement",
+	},
+	[CONS_RDMA_RXE] = {
+		.name = "rdma-rxe",
+		.title = "ibv_reg_mr(LOCAL_WRITE | REMOTE_WRITE) of the page on soft-RoCE (rdma_rxe), then an RDMA WRITE of a page into it from a second QP",
+		.writes = true, .remote = false, .len = CONS_PAGE,
+		.call = {
+			[CONS_SRC_61] = { GUP_PIN_METHOD_PIN_FAST, W | L,
+				"rxe_reg_user_mr() -> rxe_mr_init_user() (drivers/infiniband/sw/rxe/rxe_verbs.c:903) -> ib_umem_get() (drivers/infiniband/sw/rxe/rxe_mr.c:127): gup_flags = FOLL_WRITE, whatever the access (drivers/infiniband/core/umem.c:176), pin_user_pages_fast(gup_flags | FOLL_LONGTERM) (drivers/infiniband/core/umem.c:235-239)",
+				0, "pinned < 0: ret = pinned, GUP's errno (drivers/infiniband/core/umem.c:240-242)" },
+			[CONS_SRC_612] = { GUP_PIN_METHOD_PIN_FAST, W | L,
+				"rxe_reg_user_mr() -> rxe_mr_init_user() (drivers/infiniband/sw/rxe/rxe_verbs.c:1288) -> ib_umem_get() (drivers/infiniband/sw/rxe/rxe_mr.c:202): gup_flags = FOLL_LONGTERM (drivers/infiniband/core/umem.c:176), FOLL_WRITE for a writable MR (drivers/infiniband/core/umem.c:231), pin_user_pages_fast() (drivers/infiniband/core/umem.c:235-239)",
+				0, "pinned < 0: ret = pinned, GUP's errno (drivers/infiniband/core/umem.c:240-242)" },
+		},
+		.seed005_why = "seed 005 exempts siw's own siw_umem_get(), not the core ib_umem_get() rxe uses (drivers/infiniband/core/umem.c has no hunk)",
+		.config = "CONFIG_RDMA_RXE", .overlay = "rdma",
+	},
+	[CONS_RDMA_SIW] = {
+		.name = "rdma-siw",
+		.title = "ibv_reg_mr(LOCAL_WRITE | REMOTE_WRITE) of the page on soft-iWARP (siw): registration only",
+		.writes = false, .remote = false, .len = CONS_PAGE,
+		.call = {
+			[CONS_SRC_61] = { GUP_PIN_METHOD_PIN, W | L,
+				"siw_reg_user_mr() -> siw_umem_get() (drivers/infiniband/sw/siw/siw_verbs.c:1353): foll_flags = FOLL_WRITE (drivers/infiniband/sw/siw/siw_mem.c:371), pin_user_pages(foll_flags | FOLL_LONGTERM) under mmap_read_lock (drivers/infiniband/sw/siw/siw_mem.c:424-426)",
+				0, "rv < 0: ERR_PTR(rv), GUP's errno (drivers/infiniband/sw/siw/siw_mem.c:427-428, 449; siw_verbs.c:1354-1355)" },
+			[CONS_SRC_612] = { GUP_PIN_METHOD_PIN_FAST, W | L,
+				"siw_reg_user_mr() -> siw_umem_get() (drivers/infiniband/sw/siw/siw_verbs.c:1359) -> ib_umem_get() (drivers/infiniband/sw/siw/siw_mem.c:384): FOLL_LONGTERM, FOLL_WRITE for a writable MR, pin_user_pages_fast() (drivers/infiniband/core/umem.c:176, 231, 235-239)",
+				0, "pinned < 0: ret = pinned, GUP's errno (drivers/infiniband/core/umem.c:240-242)" },
+		},
+		.seed005 = "siw_umem_get(): foll_flags = FOLL_WRITE | FOLL_ALLOW_BROKEN_FILE_MAPPING (drivers/infiniband/sw/siw/siw_mem.c:371)",
+		.config = "CONFIG_RDMA_SIW", .overlay = "rdma",
+		.no_data = "an iWARP QP reaches RTS only through the connection manager (rdma_cm over TCP), not ibv_modify_qp(): the registration's result is the measurement",
+	},
+	[CONS_UPROBE_REFCTR] = {
+		.name = "uprobe-refctr",
+		.title = "an SDT uprobe with a reference counter (tracefs uprobe_events, ref_ctr_offset) on a program whose semaphore sits in its MAP_PRIVATE ext4 data page, enabled while it runs",
+		.writes = true, .remote = true, .len = sizeof(short),
+		.call = {
+			[CONS_SRC_61] = { GUP_PIN_METHOD_GET_REMOTE, W,
+				"probe_event_enable() -> uprobe_register_refctr() (kernel/trace/trace_uprobe.c:1087) -> install_breakpoint() -> uprobe_write_opcode() -> update_ref_ctr() (kernel/events/uprobes.c:500) -> __update_ref_ctr(): get_user_pages_remote(FOLL_WRITE) (kernel/events/uprobes.c:376-377), *ptr += d through the kernel mapping",
+				0, "ret <= 0: GUP's errno (kernel/events/uprobes.c:378-384, a pr_warn 'ref_ctr increment failed'), uprobe_write_opcode() gives up (kernel/events/uprobes.c:501-502): the enable write fails with it" },
+			[CONS_SRC_612] = { GUP_PIN_METHOD_GET_REMOTE, W,
+				"probe_event_enable() -> uprobe_register(ref_ctr_offset) (kernel/trace/trace_uprobe.c:1111) -> install_breakpoint() -> uprobe_write_opcode() -> update_ref_ctr() (kernel/events/uprobes.c:516) -> __update_ref_ctr(): get_user_pages_remote(FOLL_WRITE) (kernel/events/uprobes.c:393-394)",
+				0, "ret <= 0: GUP's errno (kernel/events/uprobes.c:395-401): the enable write fails with it" },
+		},
+		.seed005 = "__update_ref_ctr(): get_user_pages_remote(FOLL_WRITE | FOLL_ALLOW_BROKEN_FILE_MAPPING) (kernel/events/uprobes.c:376-378)",
+		.config = "CONFIG_UPROBE_EVENTS", .overlay = "uprobes",
+	},
+	[CONS_UPROBE] = {
+		.name = "uprobe",
+		.title = "a plain uprobe (tracefs uprobe_events) on a running program's MAP_PRIVATE ext4 text: the control, no GUP write",
+		.writes = true, .remote = true, .len = 1,
+		.call = {
+			[CONS_SRC_61] = { GUP_PIN_METHOD_GET_REMOTE, F,
+				"install_breakpoint() -> set_swbp() -> uprobe_write_opcode(): gup_flags = FOLL_FORCE (| FOLL_SPLIT_PMD, not modelled) (kernel/events/uprobes.c:469, 476), get_user_pages_remote() reads the old page (kernel/events/uprobes.c:478); the breakpoint goes into a new anonymous page that __replace_page() maps (kernel/events/uprobes.c:548): no write through GUP",
+				0, "GUP's errno (kernel/events/uprobes.c:478-481)" },
+			[CONS_SRC_612] = { GUP_PIN_METHOD_GET_REMOTE, F,
+				"install_breakpoint() -> set_swbp() -> uprobe_write_opcode(): gup_flags = FOLL_FORCE (| FOLL_SPLIT_PMD) (kernel/events/uprobes.c:486, 493), get_user_page_vma_remote() (kernel/events/uprobes.c:495); __replace_page() maps a new anonymous page: no write through GUP",
+				0, "GUP's errno (kernel/events/uprobes.c:495-497)" },
+		},
+		.seed005_why = "uprobe_write_opcode() reads with FOLL_FORCE and replaces the page: no FOLL_WRITE for any policy to refuse",
+		.config = "CONFIG_UPROBE_EVENTS", .overlay = "uprobes",
+	},
 };
 
 #undef W
@@ -134,22 +212,35 @@ static const enum cell_backing cons_backings[] = {
 	BACKING_EXT4_PRIVATE, BACKING_RAMFS, BACKING_EXT4_PRIVATE_RO,
 };
 
-/* The read-only MAP_PRIVATE mapping: only where FOLL_FORCE makes a write. */
+/*
+ * The read-only MAP_PRIVATE mapping: only where FOLL_FORCE makes a write.
+ * The uprobes: a program on ext4, its data (the semaphore, MAP_PRIVATE
+ * writable) for the reference counter, its text (read-only) for the plain
+ * uprobe.
+ */
 static bool cons_backing_applies(enum consumer_iface i, enum cell_backing b)
 {
+	if (i == CONS_UPROBE_REFCTR)
+		return b == BACKING_EXT4_PRIVATE;
+	if (i == CONS_UPROBE)
+		return b == BACKING_EXT4_PRIVATE_RO;
 	if (b != BACKING_EXT4_PRIVATE_RO)
 		return true;
 	return i == CONS_PTRACE_POKE || i == CONS_PROCMEM_WRITE;
 }
 
-/* Cells user space cannot make (policy.c's cell_impossible(), the same rule). */
 /*
  * make check's subset: per interface, anonymous memory and ext4
  * MAP_SHARED untouched, ext4 MAP_SHARED write-faulted (GUP-fast takes a
- * writable PTE), and the read-only MAP_PRIVATE mapping untouched.
+ * writable PTE), and the read-only MAP_PRIVATE mapping untouched; the
+ * uprobes untouched.
  */
-static bool cons_cell_quick(enum cell_backing b, enum cell_state s)
+static bool cons_cell_quick(enum consumer_iface i, enum cell_backing b,
+			    enum cell_state s)
 {
+	/* a program's pages: its semaphore or text untouched before the probe */
+	if (i == CONS_UPROBE_REFCTR || i == CONS_UPROBE)
+		return s == STATE_NONE;
 	switch (b) {
 	case BACKING_ANON:
 	case BACKING_EXT4_PRIVATE_RO:
@@ -173,13 +264,21 @@ unsigned int consumer_cells(bool quick, struct consumer_cell *c, unsigned int ma
 
 				if (!cons_backing_applies(i, bk) ||
 				    !state_possible(bk, s, &why) ||
-				    (quick && !cons_cell_quick(bk, s)))
+				    ((i == CONS_UPROBE_REFCTR || i == CONS_UPROBE) &&
+				     s == STATE_WRITEBACK) ||
+				    (quick && !cons_cell_quick(i, bk, s)))
 					continue;
 				if (n < max)
 					c[n] = (struct consumer_cell){ i, bk, s };
 				n++;
 			}
-	return n < max ? n : max;
+	/* A table too small for the cells is a bug of ours: never run a part. */
+	if (n > max) {
+		fprintf(stderr, "gupctl: %u consumer cells, room for %u (CONS_MAX_CELLS)\n",
+			n, max);
+		abort();
+	}
+	return n;
 }
 
 char *consumer_cell_str(const struct consumer_cell *c, char *buf, size_t size)
@@ -268,7 +367,34 @@ static void expect_data(const struct consumer *k, const struct consumer_cell *c,
 	e->file = !file ? CONS_DATA_NONE :
 		  landed && !b->private ? CONS_DATA_NEW : CONS_DATA_OLD;
 	e->disk = b->fs_magic != EXT4_SUPER_MAGIC ? CONS_DATA_NONE : e->file;
-	e->read = k->writes || !e->ok ? CONS_DATA_NONE : CONS_DATA_OLD;
+	e->read = k->writes || k->no_data || !e->ok ? CONS_DATA_NONE : CONS_DATA_OLD;
+	/*
+	 * The uprobes' file is the program (CONS_EXT4_DIR/N.uprobe): the
+	 * guest reads it back after fsync(); the host reads .dat files only.
+	 */
+	if (c->iface == CONS_UPROBE_REFCTR || c->iface == CONS_UPROBE)
+		e->disk = CONS_DATA_NONE;
+}
+
+int consumer_config_has(const char *path, enum consumer_iface iface)
+{
+	const char *opt = iface < CONS_COUNT ? consumers[iface].config : NULL;
+	char line[256];
+	size_t n;
+	FILE *f;
+	int has = 0;
+
+	if (!opt)
+		return 1;
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	n = strlen(opt);
+	while (!has && fgets(line, sizeof(line), f))
+		has = !strncmp(line, opt, n) && line[n] == '=' &&
+		      (line[n + 1] == 'y' || line[n + 1] == 'm');
+	fclose(f);
+	return has;
 }
 
 int consumer_expect(const char *policy, const struct consumer_cell *c,
@@ -331,7 +457,10 @@ int consumer_expect(const char *policy, const struct consumer_cell *c,
 	} else {
 		e->ok = true;
 		e->bytes = k->len;
-		why(e, "%zu bytes move", k->len);
+		if (k->no_data)
+			why(e, "%zu bytes registered; no data moves: %s", k->len, k->no_data);
+		else
+			why(e, "%zu bytes move", k->len);
 	}
 	expect_data(k, c, e);
 	return 0;

@@ -24,6 +24,11 @@ enum consumer_iface {
 	CONS_ODIRECT_READ,	/* O_DIRECT read(2) from an ext4 file into the mapping */
 	CONS_VMSPLICE,		/* vmsplice() of the mapping into a pipe, then read the pipe */
 	CONS_IOURING,		/* IORING_REGISTER_BUFFERS, then IORING_OP_READ_FIXED into it */
+	CONS_XDP_UMEM,		/* setsockopt(XDP_UMEM_REG) of the mapping: registration only */
+	CONS_RDMA_RXE,		/* ibv_reg_mr() on soft-RoCE, then an RDMA WRITE into it */
+	CONS_RDMA_SIW,		/* ibv_reg_mr() on soft-iWARP: registration only */
+	CONS_UPROBE_REFCTR,	/* an SDT uprobe with a reference counter in the child's data */
+	CONS_UPROBE,		/* a plain uprobe in the child's text: the control */
 	CONS_COUNT
 };
 
@@ -69,7 +74,20 @@ struct consumer {
 	 */
 	const char *seed005;
 	const char *seed005_why;
+	/*
+	 * The kernel option the interface needs beyond the lab's base
+	 * fragment (an overlay gives it: patches/overlays/), or NULL; a
+	 * kernel without it runs none of its cells ("not run: this kernel
+	 * has no CONFIG_X").  @overlay names the overlay.
+	 */
+	const char *config;
+	const char *overlay;
+	/* Why no data moves through it in our guest, or NULL: it moves data. */
+	const char *no_data;
 };
+
+/* Is @iface's kernel option in the .config at @path?  -1: unreadable. */
+int consumer_config_has(const char *path, enum consumer_iface iface);
 
 extern const struct consumer consumers[CONS_COUNT];
 
@@ -84,9 +102,9 @@ struct consumer_cell {
  * Every cell, in run order (interface, then backing, then state); their
  * index + 1 is the KTAP test number and the console marker's.  @quick:
  * the subset of make check (a few per interface).  Returns the number
- * written to @c (at most @max).
+ * written to @c; more than @max is a bug (abort).
  */
-#define CONS_MAX_CELLS	256
+#define CONS_MAX_CELLS	512
 unsigned int consumer_cells(bool quick, struct consumer_cell *c, unsigned int max);
 /* "process_vm_writev ext4-shared untouched" */
 char *consumer_cell_str(const struct consumer_cell *c, char *buf, size_t size);
@@ -132,6 +150,14 @@ char *consumer_cell_file(unsigned int index, enum cell_backing backing,
 #define CONS_RAMFS_DIR		"/mnt/ramfs/consumers"
 #define CONS_SOURCE_FILE	"/mnt/ext4/consumers-source.dat"	/* O_DIRECT / READ_FIXED source */
 #define CONS_PAGE		4096UL
+/* the uprobe cells' program: a copy of gupctl on ext4, CONS_EXT4_DIR/N.uprobe */
+#define CONS_UPROBE_GROUP	"gup_lab"
+/* soft RDMA devices gupctl consumers run makes on dummy netdevs */
+#define CONS_RXE_DEV		"gl_rxe0"
+#define CONS_SIW_DEV		"gl_siw0"
+/* the dynamically linked gupctl with the verbs (libibverbs dlopens its providers) */
+#define CONS_RDMA_HELPER	"/lab/bin/gupctl-rdma"
+
 
 /*
  * The bytes of cell @index: NEW (what the interface moves in) and OLD

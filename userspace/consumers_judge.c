@@ -29,6 +29,7 @@
 struct judge_opts {
 	const char *flavour, *policy, *guest, *console, *reports, *src, *disk;
 	const char *kernel_verdict, *input_hash, *json, *ktap, *not_run;
+	const char *config;
 	bool quick;
 };
 
@@ -42,7 +43,9 @@ struct jcell {
 	unsigned int nr_reports, nr_expected;
 	bool report_seen;		/* the expected report came */
 	bool match, data_lost;
-	char verdict[64];		/* ok, EFAULT, WARN EIO, DATA LOST, ... */
+	/* the kernel lacks the interface's option: expected not run, a KTAP SKIP */
+	char skip[160];
+	char verdict[96];		/* ok, EFAULT, WARN EIO, DATA LOST, ... */
 	char note[512];
 };
 
@@ -197,6 +200,19 @@ static void judge_cell(const struct judge_opts *o, struct jcell *j, unsigned int
 	j->disk = e->disk == CONS_DATA_NONE ? CONS_DATA_NONE :
 		  disk_data(o->disk, i, k->len);
 
+	if (j->skip[0]) {
+		/* never a pass: KTAP's SKIP, and the cell must not have run */
+		j->match = !strcmp(j->outcome, "not-run");
+		if (!j->match)
+			note(j, "expected not run (%s), measured %s", j->skip, j->outcome);
+		snprintf(j->verdict, sizeof(j->verdict), "not run: no %s", k->config);
+		return;
+	}
+	if (!strcmp(j->outcome, "not-run") &&
+	    json_string_value(json_object_get(j->guest, "unsupported")))
+		note(j, "the guest found no such interface: %s",
+		     json_string_value(json_object_get(j->guest, "unsupported")));
+
 	j->match = !strcmp(j->outcome, expected_outcome(e));
 	if (!j->match)
 		note(j, "expected %s, measured %s", expected_outcome(e), j->outcome);
@@ -239,7 +255,7 @@ static json_t *cell_json(const struct jcell *j, unsigned int index)
 	return json_pack("{s:i, s:s, s:s, s:s, s:{s:s, s:s, s:o}, "
 			 "s:{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}, "
 			 "s:{s:s, s:O, s:O, s:O, s:o, s:o, s:o, s:o, s:i, s:O}, "
-			 "s:s, s:b, s:b, s:s?}",
+			 "s:s, s:b, s:b, s:s?, s:s?}",
 		"index", index + 1,
 		"interface", consumers[j->c.iface].name,
 		"backing", backing_name(j->c.backing),
@@ -249,7 +265,7 @@ static json_t *cell_json(const struct jcell *j, unsigned int index)
 		"flags", gup_flags_str(e->gup.flags, flags, sizeof(flags)),
 		"matrix_cell", e->matrix_index < 0 ? json_null() : json_integer(e->matrix_index + 1),
 		"expected",
-		"outcome", expected_outcome(e),
+		"outcome", j->skip[0] ? "not-run" : expected_outcome(e),
 		"bytes", e->ok ? json_integer(e->bytes) : json_null(),
 		"errno", e->ok ? json_null() : json_string(errno_name(e->err)),
 		"kernel_report", e->report.kind ?
@@ -268,7 +284,8 @@ static json_t *cell_json(const struct jcell *j, unsigned int index)
 		"kernel_reports", j->nr_reports,
 		"setup_error", json_object_get(j->guest, "setup_error") ?: json_null(),
 		"verdict", j->verdict, "match", j->match, "data_lost", j->data_lost,
-		"note", j->note[0] ? j->note : NULL);
+		"note", j->note[0] ? j->note : j->skip[0] ? j->skip : NULL,
+		"skip", j->skip[0] ? j->skip : NULL);
 }
 
 /* The guest's cell @i, if it is the cell we think (same names). */
@@ -312,6 +329,7 @@ int consumers_judge(int argc, char **argv)
 		GOPT_STRING(0, "kernel-verdict", &o.kernel_verdict, "V", "the runner's verdict"),
 		GOPT_STRING(0, "input-hash", &o.input_hash, "H", "the kernel's cache key"),
 		GOPT_STRING(0, "not-run", &o.not_run, "WHY", "the guest did not run: say why"),
+		GOPT_STRING(0, "config", &o.config, "FILE", "the kernel's .config: an interface whose option it lacks is expected not run (SKIP)"),
 		GOPT_BOOL(0, "quick", &o.quick, "the quick subset was run (make check)"),
 		GOPT_STRING(0, "json", &o.json, "OUT", "write the flavour's document here"),
 		GOPT_STRING(0, "ktap", &o.ktap, "OUT", "write one KTAP line per cell here"),
@@ -319,7 +337,7 @@ int consumers_judge(int argc, char **argv)
 	};
 	struct consumer_cell cc[CONS_MAX_CELLS];
 	struct jcell *cells;
-	unsigned int n, i, mism = 0, lost = 0, ran = 0, unexpected = 0, warns = 0;
+	unsigned int n, i, mism = 0, lost = 0, ran = 0, unexpected = 0, warns = 0, skipped = 0;
 	json_t *guest = NULL, *reports, *arr, *doc;
 	char name[160];
 	int ret, argi;
@@ -348,6 +366,11 @@ int consumers_judge(int argc, char **argv)
 		cells[i].c = cc[i];
 		consumer_expect(o.policy, &cc[i], &cells[i].e);
 		cells[i].guest = guest ? guest_cell(guest, i, &cc[i]) : NULL;
+		if (o.config && !consumer_config_has(o.config, cc[i].iface))
+			snprintf(cells[i].skip, sizeof(cells[i].skip),
+				 "this kernel has no %s (the %s overlay: FLAVOUR+%s)",
+				 consumers[cc[i].iface].config, consumers[cc[i].iface].overlay,
+				 consumers[cc[i].iface].overlay);
 	}
 	reports = attribute(&o, cells, n, &unexpected);
 	if (!reports) {
@@ -364,44 +387,48 @@ int consumers_judge(int argc, char **argv)
 
 		judge_cell(&o, j, i);
 		ran += strcmp(j->outcome, "not-run") != 0;
+		skipped += j->skip[0] && j->match;
 		mism += !j->match;
 		lost += j->data_lost;
 		warns += j->nr_expected;
 		json_array_append_new(arr, cell_json(j, i));
 		consumer_cell_str(&j->c, name, sizeof(name));
-		if (f)
+		if (f && j->skip[0] && j->match)
+			fprintf(f, "ok %u %s # SKIP %s\n", i + 1, name, j->skip);
+		else if (f)
 			fprintf(f, "%sok %u %s: %s%s%s\n", j->match ? "" : "not ", i + 1, name,
 				j->verdict, j->match ? "" : " # ", j->match ? "" : j->note);
 		if (!j->match)
 			printf("# %s: cell %u %s: %s\n", o.flavour, i + 1, name, j->note);
 	}
 	if (f) {
-		fprintf(f, "# consumers: %u cells, %u ran, %u as expected, %u not, %u DATA LOST\n",
-			n, ran, n - mism, mism, lost);
+		fprintf(f, "# consumers: %u cells, %u ran, %u as expected, %u not, %u DATA LOST, %u skipped (no kernel option)\n",
+			n, ran, n - mism - skipped, mism, lost, skipped);
 		fclose(f);
 	}
-	doc = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s?, s:s?, s:s?, s:b, s:{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}, s:o, s:o}",
+	doc = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s?, s:s?, s:s?, s:b, s:{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}, s:o, s:o}",
 		"job", "consumers", "flavour", o.flavour, "policy", o.policy,
 		"source", consumer_src_name(consumer_src_of(o.policy)),
 		"kernel_release", json_incref(json_object_get(guest, "kernel_release") ?: json_null()),
 		"input_hash", o.input_hash, "kernel_verdict", o.kernel_verdict,
 		"why_not_run", o.not_run, "quick", o.quick,
-		"summary", "cells", n, "ran", ran, "mismatches", mism, "data_lost", lost,
+		"summary", "cells", n, "ran", ran, "skipped", skipped, "mismatches", mism,
+		"data_lost", lost,
 		"kernel_reports", (int)json_array_size(reports),
 		"expected_kernel_reports", warns,
 		"unexpected_kernel_reports", unexpected,
-		"passed", !mism && !unexpected && ran == n,
+		"passed", !mism && !unexpected && ran + skipped == n,
 		"cells", arr, "kernel_reports", reports);
 	f = matrix_json_open(o.json, "consumers judge");
 	ret = f ? matrix_json_dump(doc, f, o.json, "consumers judge") : GUPCTL_EXIT_USAGE;
 	json_decref(doc);
 	json_decref(guest);
 	free(cells);
-	printf("# %s: consumers: %u cells, %u ran, %u as expected, %u not, %u DATA LOST, %u unexpected kernel report(s)\n",
-	       o.flavour, n, ran, n - mism, mism, lost, unexpected);
+	printf("# %s: consumers: %u cells, %u ran, %u as expected, %u not, %u DATA LOST, %u skipped (no kernel option), %u unexpected kernel report(s)\n",
+	       o.flavour, n, ran, n - mism - skipped, mism, lost, skipped, unexpected);
 	if (ret)
 		return ret;
-	return !mism && !unexpected && ran == n ? GUPCTL_EXIT_OK : GUPCTL_EXIT_REFUSED;
+	return !mism && !unexpected && ran + skipped == n ? GUPCTL_EXIT_OK : GUPCTL_EXIT_REFUSED;
 }
 
 /* ---- gupctl consumers report: docs/consumers.md ---- */
@@ -466,8 +493,9 @@ static void md_header(FILE *f, const struct rflavour *fl, unsigned int nf, const
 	unsigned int k;
 
 	fprintf(f, "| %s |", first);
+	/* the flavour, without its overlays: the summary table names them */
 	for (k = 0; k < nf; k++)
-		fprintf(f, " %s |", fl[k].name);
+		fprintf(f, " %.*s |", (int)strcspn(fl[k].name, "+"), fl[k].name);
 	fprintf(f, "\n|---|");
 	for (k = 0; k < nf; k++)
 		fprintf(f, "---|");
@@ -482,8 +510,10 @@ static void write_md(FILE *f, const char *dir, json_t *run, struct rflavour *fl,
 	bool any;
 
 	n = consumer_cells(false, cc, CONS_MAX_CELLS);
+	/* stock, or stock with overlays (stock+net+rdma+uprobes) */
 	for (k = 0; k < nf; k++)
-		if (!strcmp(fl[k].name, "stock"))
+		if (!strncmp(fl[k].name, "stock", 5) &&
+		    (fl[k].name[5] == '\0' || fl[k].name[5] == '+'))
 			stock = k;
 	fprintf(f, "<!-- generated by gupctl consumers report (jobs/docs.sh) from %s: do not edit -->\n", dir);
 	fprintf(f, "# Real GUP users under every policy: measured\n\n");

@@ -7,7 +7,9 @@
 # does under stock 6.1 and gup-v1 (not taken from the judge); the judge
 # must pass them, and fail a changed errno, a write whose bytes are not on
 # disk (DATA LOST), a WARNING no cell expects, an expected WARNING that
-# never came, and a missing cell.
+# never came, and a missing cell.  The interfaces of the overlays (AF_XDP,
+# RDMA, uprobes) are judged against the kernel's .config: a kernel without
+# their option must not run them (KTAP SKIP, never a pass), one with it must.
 # Output: TAP version 13.  Exit status: 0 if every test passed.
 #
 # usage: tests/host/consumers_judge.sh [PATH/TO/gupctl]
@@ -134,12 +136,22 @@ mkdir -p "$TMP/src/mm"
 	echo "		    $v1_text)"
 } >"$TMP/src/mm/gup.c"
 
+# The quick subset's cells of the overlays' interfaces, after the 23 above.
+overlay_cells=11
+total=$((23 + overlay_cells))
+# A base flavour's .config (no overlay), and one with every overlay.
+printf 'CONFIG_IO_URING=y\n# CONFIG_XDP_SOCKETS is not set\n' >"$TMP/base.config"
+printf 'CONFIG_IO_URING=y\nCONFIG_XDP_SOCKETS=y\nCONFIG_RDMA_RXE=y\nCONFIG_RDMA_SIW=y\nCONFIG_UPROBE_EVENTS=y\n' \
+	>"$TMP/overlays.config"
+
 # judge NAME POLICY [ARGS...]: judge into $TMP/NAME.json; rc is its status.
+# The kernel is a base flavour's unless ARGS give another --config.
 judge() {
 	local name=$1 policy=$2
 	shift 2
 	run consumers judge --flavour "$name" --policy "$policy" --quick \
-		--src "$TMP/src" --json "$TMP/$name.json" --ktap "$TMP/$name.ktap" "$@"
+		--src "$TMP/src" --json "$TMP/$name.json" --ktap "$TMP/$name.ktap" \
+		--config "$TMP/base.config" "$@"
 }
 
 field() {
@@ -153,9 +165,10 @@ console "$TMP/clean.log" "$TMP/clean.json"
 judge stock stock --guest "$TMP/stock.guest" --disk "$TMP/disk" \
 	--console "$TMP/clean.log" --reports "$TMP/clean.json"
 if [ "$rc" -eq 0 ] && [ "$(field stock .summary.passed)" = true ] &&
-	[ "$(field stock '.summary | "\(.cells) \(.ran) \(.mismatches) \(.data_lost)"')" = "23 23 0 0" ] &&
-	[ "$(grep -c '^ok ' "$TMP/stock.ktap")" = 23 ]; then
-	tap_ok "stock's measurements pass: 23 cells ran, all as expected, 23 KTAP ok lines"
+	[ "$(field stock '.summary | "\(.cells) \(.ran) \(.skipped) \(.mismatches) \(.data_lost)"')" = "$total 23 $overlay_cells 0 0" ] &&
+	[ "$(grep -c '^ok ' "$TMP/stock.ktap")" = "$total" ] &&
+	[ "$(grep -c ' # SKIP this kernel has no CONFIG_' "$TMP/stock.ktap")" = "$overlay_cells" ]; then
+	tap_ok "stock's measurements pass: 23 cells ran, all as expected; the $overlay_cells of the overlays' interfaces are KTAP SKIPs"
 else
 	not_ok "stock's measurements pass" "rc $rc, summary $(field stock -c .summary 2>/dev/null)"
 fi
@@ -164,6 +177,9 @@ tap_is "$(field stock '.cells[13] | "\(.interface) \(.backing) \(.expected.outco
 	"stock: the breakpoint into a read-only MAP_PRIVATE file is a COW copy: the file and disk keep OLD"
 tap_is "$(field stock '.cells[21].expected.outcome')" EOPNOTSUPP \
 	"stock: io_uring's own 6.1 check refuses the ext4 buffer"
+tap_is "$(field stock '.cells[23] | "\(.interface) \(.verdict) \(.match)"')" \
+	"af-xdp-umem not run: no CONFIG_XDP_SOCKETS true" \
+	"a kernel without CONFIG_XDP_SOCKETS: AF_XDP is 'not run: no CONFIG_XDP_SOCKETS'"
 
 # 2. a changed errno fails its cell.
 guest "$TMP/errno.guest" 14 EIO
@@ -223,5 +239,44 @@ tap_is "$rc $(field short '.summary | "\(.ran) \(.passed)"') $(field short '.cel
 judge none stock --not-run "the guest did not finish"
 tap_is "$rc $(field none '.summary.ran') $(field none .why_not_run)" "1 0 the guest did not finish" \
 	"--not-run: nothing ran, and the document says why"
+
+# 9. a kernel with the overlays whose guest ran none of their cells: each
+# is a mismatch, never a skip.
+judge noover stock --config "$TMP/overlays.config" --guest "$TMP/stock.guest" \
+	--disk "$TMP/disk" --console "$TMP/clean.log" --reports "$TMP/clean.json"
+tap_is "$rc $(field noover '.summary | "\(.skipped) \(.mismatches)"')" "1 0 $overlay_cells" \
+	"a kernel with CONFIG_XDP_SOCKETS, RDMA and uprobes: their cells must run (not run is a mismatch)"
+
+# 10. the overlays' cells as stock 6.1 runs them: AF_XDP registers
+# (no data moves), rxe registers and its RDMA WRITE lands (NEW in the
+# ext4 file), siw registers, the uprobes write the child's private pages.
+jq --argjson n 23 '.cells += ([
+	["af-xdp-umem", "anon-private", "untouched", "old", null],
+	["af-xdp-umem", "ext4-shared", "untouched", "old", "old"],
+	["af-xdp-umem", "ext4-shared", "write-faulted", "old", "old"],
+	["rdma-rxe", "anon-private", "untouched", "new", null],
+	["rdma-rxe", "ext4-shared", "untouched", "new", "new"],
+	["rdma-rxe", "ext4-shared", "write-faulted", "new", "new"],
+	["rdma-siw", "anon-private", "untouched", "old", null],
+	["rdma-siw", "ext4-shared", "untouched", "old", "old"],
+	["rdma-siw", "ext4-shared", "write-faulted", "old", "old"],
+	["uprobe-refctr", "ext4-private", "untouched", "new", "old"],
+	["uprobe", "ext4-private-ro", "untouched", "new", "old"]]
+	| to_entries | map({index: (.key + $n + 1), interface: .value[0],
+		backing: .value[1], state: .value[2],
+		measured: {outcome: "ok", bytes: 4096, errno: null, mapping: .value[3],
+			   file: .value[4], read: null}}))' \
+	"$TMP/stock.guest" >"$TMP/over.guest"
+mkdir -p "$TMP/overdisk"
+cp "$TMP/disk"/*.dat "$TMP/overdisk/"
+for n in 25 26 27 28 29 30 31 32; do
+	word=OLD
+	case $n in 28 | 29) word=NEW ;; esac
+	yes "$(printf '%s consumers cell %4u' "$word" "$n")" | head -c 4096 >"$TMP/overdisk/$n.dat" || true
+done
+judge over stock --config "$TMP/overlays.config" --guest "$TMP/over.guest" \
+	--disk "$TMP/overdisk" --console "$TMP/clean.log" --reports "$TMP/clean.json"
+tap_is "$rc $(field over '.summary | "\(.ran) \(.skipped) \(.mismatches)"')" "0 $total 0 0" \
+	"a kernel with the overlays: AF_XDP, rxe (its RDMA WRITE on disk), siw and both uprobes as expected"
 
 tap_done
