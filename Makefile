@@ -5,7 +5,7 @@
 FLAVOURS := $(shell awk '!/^\#/ && NF { print $$1 }' patches/flavours)
 FLAVOUR ?= stock
 
-.PHONY: all deps kernels rootfs modules gupctl shell boot matrix docs repro soak check lint clean
+.PHONY: all deps kernels rootfs modules gupctl shell boot lab matrix docs repro consumers soak check lint clean
 
 all: kernels rootfs modules gupctl
 
@@ -33,6 +33,13 @@ shell: all
 boot: all
 	@jobs/boot.sh
 
+# The main job (README): the GUP matrix, then the kernel's own GUP users,
+# on every flavour.  The consumers run builds each flavour's consumers
+# overlays (net, rdma, uprobes) beside its kernel.
+lab: all
+	@jobs/matrix.sh
+	@jobs/consumers.sh
+
 # The GUP matrix on every flavour: a results directory under results/matrix/.
 matrix: all
 	@jobs/matrix.sh
@@ -44,6 +51,13 @@ docs: gupctl
 
 repro: all
 	@jobs/repro.sh
+
+# The kernel's own GUP users (ptrace, /proc/PID/mem, process_vm_rw,
+# O_DIRECT, vmsplice, io_uring, AF_XDP, RDMA, uprobes) on every flavour
+# with the net, rdma and uprobes overlays (built when missing):
+# results/consumers/.
+consumers: kernels rootfs gupctl
+	@jobs/consumers.sh
 
 # Every flavour's debug overlay (FLAVOUR+debug): the driver selftests, the
 # long fuzz, kmemleak, the matrix and the reproduction; builds its own

@@ -17,7 +17,7 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$LAB_ROOT/jobs/lib.sh"
 
-pages=(matrix repro)
+pages=(matrix repro consumers)
 
 # page_matrix DIR: docs/matrix.md, docs/matrix.svg, docs/policies.md and
 # docs/longterm.md (gup_longterm's verdicts per flavour).
@@ -35,6 +35,13 @@ page_matrix() {
 page_repro() {
 	"$gupctl" repro report --results "$1" -o docs/repro-ext4-2018-results.md ||
 		die "gupctl repro report failed on $1"
+}
+
+# page_consumers DIR: docs/consumers.md.
+# shellcheck disable=SC2317 # called as page_$job
+page_consumers() {
+	"$gupctl" consumers report --md docs/consumers.md "$1" ||
+		die "gupctl consumers report failed on $1"
 }
 
 case ${1:-} in

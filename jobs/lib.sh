@@ -4,6 +4,33 @@
 
 LAB_RESULTS=${GUP_LAB_RESULTS:-$LAB_ROOT/results}
 
+# job_flavours JOB [FLAVOUR...]: the flavours a job runs, one per line:
+# those given, or every one in patches/flavours.  A name may carry config
+# overlays (FLAVOUR+NAME..., patches/overlays/NAME.fragment: qemu/lib.sh's
+# flavour_base and flavour_overlays).  An unknown flavour or overlay is a
+# usage error (status 2), said in JOB's name.
+job_flavours() {
+	local job=$1 f o
+	shift
+	if [ $# -eq 0 ]; then
+		all_flavours
+		return
+	fi
+	for f in "$@"; do
+		all_flavours | grep -qxF -- "$(flavour_base "$f")" || {
+			echo "jobs/$job.sh: unknown flavour '$(flavour_base "$f")' in '$f' (see patches/flavours)" >&2
+			return 2
+		}
+		for o in $(flavour_overlays "$f"); do
+			[ -f "$LAB_ROOT/patches/overlays/$o.fragment" ] || {
+				echo "jobs/$job.sh: unknown overlay '$o' in '$f' (see patches/overlays/)" >&2
+				return 2
+			}
+		done
+	done
+	printf '%s\n' "$@"
+}
+
 # results_begin JOB [DIR]: make the run's results directory (DIR, or a new
 # one under $LAB_RESULTS/JOB) and print its path.  RESULTS_JOB,
 # RESULTS_LINK (whether results_end moves the latest links) and
@@ -27,16 +54,6 @@ results_begin() {
 	RESULTS_DIR=$(cd "$dir" && pwd)
 	# in progress until results_end (qemu/prune-runs.sh leaves it alone)
 	echo $$ >"$RESULTS_DIR/.running"
-}
-
-# valid_flavour NAME: a flavour of patches/flavours, with overlays of
-# patches/overlays/ if it names any (gup-v7+debug).
-valid_flavour() {
-	local o
-	all_flavours | grep -qxF -- "$(flavour_base "$1")" || return 1
-	for o in $(flavour_overlays "$1"); do
-		[ -f "$LAB_ROOT/patches/overlays/$o.fragment" ] || return 1
-	done
 }
 
 # results_flavour NAME KEY=VALUE...: one entry of run.json's "flavours"

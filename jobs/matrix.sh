@@ -41,11 +41,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ ${#flavours[@]} -gt 0 ] || mapfile -t flavours < <(all_flavours)
-for f in "${flavours[@]}"; do
-	valid_flavour "$f" ||
-		{ echo "jobs/matrix.sh: unknown flavour '$f' (see patches/flavours)" >&2; exit 2; }
-done
+list=$(job_flavours matrix "${flavours[@]}") || exit 2
+mapfile -t flavours <<<"$list"
 
 make -s -C "$LAB_ROOT/userspace" >&2
 gupctl=$LAB_ROOT/userspace/gupctl

@@ -64,13 +64,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-if [ ${#flavours[@]} -eq 0 ]; then
-	mapfile -t flavours < <(all_flavours)
-fi
-for f in "${flavours[@]}"; do
-	valid_flavour "$f" ||
-		{ echo "jobs/repro.sh: unknown flavour '$f' (see patches/flavours)" >&2; exit 2; }
-done
+list=$(job_flavours repro "${flavours[@]}") || exit 2
+mapfile -t flavours <<<"$list"
 
 make -s -C userspace
 gupctl=$LAB_ROOT/userspace/gupctl

@@ -54,10 +54,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ ${#flavours[@]} -gt 0 ] || mapfile -t flavours < <(all_flavours)
-for f in "${flavours[@]}"; do
-	valid_flavour "$f+debug" ||
-		{ echo "jobs/soak.sh: unknown flavour '$f' (see patches/flavours)" >&2; exit 2; }
-done
+job_flavours soak "${flavours[@]/%/+debug}" >/dev/null || exit 2
 if ! [[ $ops =~ ^[0-9]+$ && $threads =~ ^[0-9]+$ ]]; then
 	echo "jobs/soak.sh: --ops and --threads take numbers" >&2
 	exit 2

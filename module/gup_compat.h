@@ -13,8 +13,8 @@
  *   no longer converts.
  * - 6.12 removed page_mapcount(), and no_llseek (leave .llseek NULL,
  *   Documentation/filesystems/porting.rst:917).
- * - FOLL_* became an enum in mm_types.h (6.4), FOLL_PIN and FOLL_REMOTE
- *   moved to mm/internal.h: the driver only ever names FOLL_WRITE,
+ * - FOLL_* became an enum in mm_types.h, FOLL_PIN and FOLL_REMOTE
+ *   moved to mm/internal.h (between 6.1 and 6.12): the driver only ever names FOLL_WRITE,
  *   FOLL_LONGTERM and FOLL_FORCE, which both kernels export, and tests for
  *   the one series flag that is a #define (FOLL_ALLOW_BROKEN_FILE_MAPPING,
  *   patches/gup-v1/) with #ifdef.
@@ -105,10 +105,12 @@ static inline bool gpt_hugetlb_index_in_huge_pages(void)
 #endif
 
 /*
- * The page's mapcount as 6.1's page_mapcount() (include/linux/mm.h:883)
- * counts it: its own PTE mappings plus the mappings of its whole large
- * folio.  6.12 keeps that formula in fs/proc's folio_precise_page_mapcount()
- * (fs/proc/internal.h:183), not in a header a module can use.
+ * The number of mappings of the page, as 6.1's page_mapcount()
+ * (include/linux/mm.h:883) gives it.  6.12 has it only as fs/proc's
+ * folio_precise_page_mapcount() (fs/proc/internal.h:183), not in a header
+ * a module can use: the page's own _mapcount (PTE mappings) plus, in a
+ * large folio, the mappings of the whole folio; a typed page (a hugetlb
+ * head keeps its page type there) counts none of its own.
  */
 #ifdef GPT_HAS_PAGE_MAPCOUNT
 static inline int gpt_page_mapcount(struct page *page)

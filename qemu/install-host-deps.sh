@@ -14,6 +14,7 @@ packages=(
 	libjansson-dev jq			# JSON: gupctl reads and writes it, suites read it
 	genisoimage				# the driver selftest's iso9660 image
 	liburing-dev rsync			# gup_longterm's io_uring half; 6.12's headers_install
+	libibverbs-dev				# gupctl-rdma: consumers' RDMA cells (the rdma overlay)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -31,8 +31,8 @@ for test_c in "$LAB_ROOT"/tests/guest/*.c; do
 		"$test_c" "$LAB_ROOT/userspace/gupdev.c" "$LAB_ROOT/userspace/target.c"
 done
 # The kernel's own gup_test user tool, from this flavour's tree, for the
-# matrix's cross-check (never committed: built at run time).  6.4 renamed
-# selftests/vm to selftests/mm.
+# matrix's cross-check (never committed: built at run time).  Between 6.1
+# and 6.12, selftests/vm became selftests/mm.
 sel=$src/tools/testing/selftests/mm
 [ -d "$sel" ] || sel=$src/tools/testing/selftests/vm
 [ -f "$sel/gup_test.c" ] || die "no gup_test.c in $src/tools/testing/selftests/{mm,vm}"

@@ -4,7 +4,8 @@
 # plan of one test per suite, and each suite as a nested subtest indented
 # two spaces, with its own version line and plan, before its result line.
 # The last line (an "unknown line" to KTAP) counts the suites' own tests:
-# "N passed, N failed".  Exits non-zero on any failure.
+# "N passed, N failed" (", N skipped" when a test was a SKIP: never counted
+# as passed).  Exits non-zero on any failure.
 #
 #   tests/run.sh [SUITE...]      (default: tests/host/*.sh tests/lab/*.sh)
 #
@@ -20,7 +21,7 @@ if [ $# -gt 0 ]; then
 else
 	suites=(tests/host/*.sh tests/lab/*.sh)
 fi
-passed=0 failed=0 start=$SECONDS
+passed=0 failed=0 skipped=0 start=$SECONDS
 outdir=$(mktemp -d)
 trap 'rm -rf "$outdir"' EXIT
 
@@ -39,7 +40,10 @@ for suite in "${suites[@]}"; do
 	status=$?
 	set -e
 	# The suite's own result lines at its top level (no indentation).
+	# A SKIP (an interface the kernel lacks) is counted apart, never
+	# as passed.
 	p=$(grep -c '^ok ' "$out" || true)
+	sk=$(grep -cE '^ok .*# SKIP' "$out" || true)
 	f=$(grep -c '^not ok ' "$out" || true)
 	echo "  KTAP version 1"
 	echo "  1..$((p + f + (status != 0 && f == 0)))"
@@ -51,14 +55,15 @@ for suite in "${suites[@]}"; do
 		echo "  not ok $((p + 1)) suite exited with status $status"
 		f=1
 	fi
-	passed=$((passed + p))
+	passed=$((passed + p - sk))
+	skipped=$((skipped + sk))
 	failed=$((failed + f))
-	echo "# $name: $p passed, $f failed in $((SECONDS - t0)) s" >&2
+	echo "# $name: $((p - sk)) passed, $f failed$([ "$sk" -eq 0 ] || echo ", $sk skipped") in $((SECONDS - t0)) s" >&2
 	if [ "$f" -eq 0 ]; then
 		echo "ok $n $name"
 	else
 		echo "not ok $n $name"
 	fi
 done
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed$([ "$skipped" -eq 0 ] || echo ", $skipped skipped")"
 [ "$failed" -eq 0 ]

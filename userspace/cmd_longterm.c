@@ -20,6 +20,7 @@
 #include "gupctl.h"
 #include "kreports.h"
 #include "longterm.h"
+#include "matrix_json.h"
 #include "options.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -238,6 +239,7 @@ static void find_marks(const char *console, unsigned int *start, unsigned int *e
 static json_t *judge_reports(const struct lt_opts *o, struct lt_run *r, int *bad)
 {
 	unsigned int start, end, i, j;
+	char src[4096], why[800];
 	struct kreports k;
 	json_t *a = json_array();
 	bool predicted;
@@ -249,13 +251,15 @@ static json_t *judge_reports(const struct lt_opts *o, struct lt_run *r, int *bad
 		*bad = GUPCTL_EXIT_USAGE;
 		return a;
 	}
+	snprintf(src, sizeof(src), "%s/src", o->kdir);
 	find_marks(o->console, &start, &end);
 	for (i = 0; i < k.nr; i++) {
 		if (!start || k.r[i].line < start || (end && k.r[i].line > end))
 			continue;
+		/* As the matrix judges: kind, file, and the text on its line. */
 		for (j = 0, predicted = false; j < r->nr && !predicted; j++)
-			predicted = r->pred[j].policy.report.kind &&
-				    !strcmp(r->pred[j].policy.report.kind, k.r[i].kind);
+			predicted = report_matches(&r->pred[j].policy.report, &k.r[i],
+						   src, why, sizeof(why));
 		json_array_append_new(a, json_pack("{s:s, s:s, s:s?, s:i, s:b}",
 						   "kind", k.r[i].kind, "title", k.r[i].title,
 						   "location", k.r[i].location,
@@ -263,8 +267,8 @@ static json_t *judge_reports(const struct lt_opts *o, struct lt_run *r, int *bad
 						   "predicted", predicted));
 		finding(r, "kernel-report", -1, "%s during gup_longterm (console line %u): %s: %s",
 			k.r[i].kind, k.r[i].line, k.r[i].title, predicted ?
-			"a test's policy expects a report of this kind" :
-			"no test's policy expects one");
+			"a test's policy expects this report (its kind, file and source line)" :
+			"no test's policy expects it");
 		if (!predicted)
 			r->nr_disagree++;
 	}

@@ -53,7 +53,7 @@ static const char * const skip_reasons[SKIP_COUNT] = {
 	[SKIP_WRITTEN_BACK]	= "written-back: gup_test cannot fsync() between its write fault and its pin",
 	[SKIP_TOUCH_FAST]	= "untouched with a fast method: -z adds FOLL_TOUCH, which 6.1's GUP-fast rejects with WARN_ON_ONCE and -EINVAL (mm/gup.c:3047)",
 	[SKIP_ZERO_PAGE]	= "a read pin of untouched anonymous memory: the zero page, which 6.1.192 does not pin, so gup_test's verify_dma_pinned() WARNs (mm/gup_test.c:50)",
-	[SKIP_TOUCH_STALE]	= "untouched: gup_test -z passes its own copy of FOLL_TOUCH (0x02, tools/testing/selftests/mm/gup_test.c:22), which is not this kernel's (6.12: FOLL_TOUCH is 1 << 16, mm/internal.h:1334; 0x02 is FOLL_GET): a pin WARNs in is_valid_gup_args() (mm/gup.c:2620) and fails",
+	[SKIP_TOUCH_STALE]	= "untouched pins: gup_test -z passes its own copy of FOLL_TOUCH (0x02, tools/testing/selftests/mm/gup_test.c:22), which is not this kernel's (6.12: FOLL_TOUCH is 1 << 16, mm/internal.h:1334; 0x02 is FOLL_GET): a pin WARNs in is_valid_gup_args() (mm/gup.c:2620) and fails",
 };
 
 struct xcheck {
@@ -192,9 +192,16 @@ static enum xcheck_skip not_checked(const struct xcheck *x, const struct cell *c
 		return SKIP_READ_FAULTED;
 	if (c->state == STATE_WRITEBACK)
 		return SKIP_WRITTEN_BACK;
-	if (c->state == STATE_NONE && method_is_fast(c->method))
+	/*
+	 * Where the tool's FOLL_TOUCH is the kernel's (6.1), GUP-fast rejects
+	 * it; where it is not (6.12: 0x02 is FOLL_GET), a get_user_pages*()
+	 * call accepts FOLL_GET (mm/gup.c:2744, 3552) and only a pin fails.
+	 */
+	if (c->state == STATE_NONE && x->foll_touch == x->tool_foll_touch &&
+	    method_is_fast(c->method))
 		return SKIP_TOUCH_FAST;
-	if (c->state == STATE_NONE && x->foll_touch != x->tool_foll_touch)
+	if (c->state == STATE_NONE && x->foll_touch != x->tool_foll_touch &&
+	    method_is_pin(c->method))
 		return SKIP_TOUCH_STALE;
 	if (c->state == STATE_NONE && method_is_pin(c->method) &&
 	    b->kind == TARGET_ANON && !(c->flags & GUP_PIN_FLAG_WRITE))

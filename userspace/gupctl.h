@@ -35,6 +35,7 @@ int cmd_report(int argc, char **argv);
 int cmd_xcheck(int argc, char **argv);
 int cmd_fuzz(int argc, char **argv);
 int cmd_longterm(int argc, char **argv);
+int cmd_consumers(int argc, char **argv);
 
 /*
  * The GUP matrix, shared by matrix (which runs it), xcheck and report

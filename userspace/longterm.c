@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "gup_pin_test.h"
+#include "consumers.h"
 #include "gupctl.h"
 #include "longterm.h"
 
@@ -282,10 +283,10 @@ static void predict_iouring(const struct lt_kernel *k, const struct lt_test *t,
 	    "io_pin_pages(): pin_user_pages_fast(FOLL_WRITE|FOLL_LONGTERM) (6.12: io_uring/memmap.c:155), no VMA check of its own");
 	if (!ask_policy(k, p))
 		return;
-	if (v61 && p->outcome == OUTCOME_PINNED && t->backing == LT_LOCAL) {
+	if (v61 && p->outcome == OUTCOME_PINNED && iouring_61_refuses(p->cell.backing)) {
 		p->outcome = OUTCOME_REFUSED;
 		p->err = EOPNOTSUPP;
-		why(p, "then io_uring's own check: an ext4 VMA is file-backed, neither shmem nor hugetlbfs: EOPNOTSUPP (6.1: io_uring/rsrc.c:1011-1022), MAP_PRIVATE too");
+		why(p, "%s", iouring_61_check);
 	}
 	if (p->outcome == OUTCOME_PINNED) {
 		p->verdict = p->should_work ? LT_OK : LT_NOT_OK;

@@ -15,18 +15,6 @@
 #include "kreports.h"
 #include "matrix_json.h"
 
-/* A marker on the console (gupctl.h, matrix_mark()). */
-struct marker {
-	unsigned int line;
-	char step[MATRIX_STEP_LEN];
-	int index;			/* MATRIX_MARK_NONE: an end marker */
-};
-
-struct markers {
-	struct marker *m;
-	unsigned int nr, cap;
-};
-
 /* "gupctl report: PATH: MSG" (no PATH if NULL); GUPCTL_EXIT_USAGE. */
 static int collect_error(const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -44,7 +32,7 @@ static int collect_error(const char *path, const char *fmt, ...)
 }
 
 /* A marker (matrix_mark()) in @line: true with its step and index. */
-static bool parse_mark(const char *line, char step[MATRIX_STEP_LEN], int *index)
+bool parse_mark(const char *line, char step[MATRIX_STEP_LEN], int *index)
 {
 	const char *p = strstr(line, MATRIX_MARK_PREFIX);
 	size_t n;
@@ -74,7 +62,7 @@ static bool parse_mark(const char *line, char step[MATRIX_STEP_LEN], int *index)
 }
 
 /* Every marker of the console @path, in console order. */
-static int read_markers(const char *path, struct markers *ms)
+int read_markers(const char *path, struct markers *ms)
 {
 	struct marker m, *p;
 	unsigned int line = 0;
@@ -112,8 +100,7 @@ static int read_markers(const char *path, struct markers *ms)
 }
 
 /* The last marker before console line @line, or NULL. */
-static const struct marker *marker_before(const struct markers *ms,
-					  unsigned int line)
+const struct marker *marker_before(const struct markers *ms, unsigned int line)
 {
 	const struct marker *last = NULL;
 	unsigned int i;
@@ -127,8 +114,8 @@ static const struct marker *marker_before(const struct markers *ms,
  * Does line @lineno of @file in the source tree @src hold @text?  If not,
  * @why says what the line reads (or why it could not be read).
  */
-static bool src_line_holds(const char *src, const char *file, unsigned long lineno,
-			   const char *text, char *why, size_t size)
+bool src_line_holds(const char *src, const char *file, unsigned long lineno,
+		    const char *text, char *why, size_t size)
 {
 	unsigned long n = 0;
 	char *path, *buf = NULL;
@@ -163,50 +150,56 @@ static bool src_line_holds(const char *src, const char *file, unsigned long line
 }
 
 /*
- * Is report @k, during the matrix's cell @mc (@idx), the report the cell
- * expects: its kind, at a location in the expected file whose line in the
- * flavour's tree holds the expected text?  @why says why or why not.
+ * Is report @k the one @e expects: its kind, at a location in the expected
+ * file whose line in the source tree @src holds the expected text?  @why
+ * says why or why not.  (The matrix, the consumers and gup_longterm judge
+ * every report with it.)
  */
-static bool report_expected(const struct collect_opts *o, const struct kreport *k,
-			    unsigned int idx, const struct mcell *mc,
-			    char *why, size_t size)
+bool report_matches(const struct report_exp *e, const struct kreport *k,
+		    const char *src, char *why, size_t size)
 {
-	const struct report_exp *e = &mc->report;
 	const char *colon = k->location ? strrchr(k->location, ':') : NULL;
 	char file[256], what[512];
 	unsigned long line;
 	char *end;
 
 	if (!e->kind) {
-		snprintf(why, size, "cell %u expects no kernel report", idx + 1);
+		snprintf(why, size, "expects no kernel report");
 		return false;
 	}
 	if (strcmp(k->kind, e->kind)) {
-		snprintf(why, size, "cell %u expects a %s, not a %s", idx + 1,
-			 e->kind, k->kind);
+		snprintf(why, size, "expects a %s, not a %s", e->kind, k->kind);
 		return false;
 	}
 	if (!colon) {
-		snprintf(why, size, "no file:line in its title; cell %u expects one in %s",
-			 idx + 1, e->file);
+		snprintf(why, size, "expects one in %s, and its title has no file:line", e->file);
 		return false;
 	}
 	snprintf(file, sizeof(file), "%.*s", (int)(colon - k->location), k->location);
 	line = strtoul(colon + 1, &end, 10);
 	if (strcmp(file, e->file) || *end || !line) {
-		snprintf(why, size, "at %s; cell %u expects it in %s", k->location,
-			 idx + 1, e->file);
+		snprintf(why, size, "expects it in %s, not at %s", e->file, k->location);
 		return false;
 	}
-	if (!src_line_holds(o->src, file, line, e->text, what, sizeof(what))) {
-		snprintf(why, size,
-			 "cell %u expects a line holding '%.200s'; %.100s of the flavour's tree does not: %s",
-			 idx + 1, e->text, k->location, what);
+	if (!src || !src_line_holds(src, file, line, e->text, what, sizeof(what))) {
+		snprintf(why, size, "expects a line holding '%.200s'; %.100s of the flavour's tree does not: %s",
+			 e->text, k->location, src ? what : "no source tree to read it from");
 		return false;
 	}
-	snprintf(why, size, "cell %u expects it: %.100s holds '%.200s'", idx + 1,
-		 k->location, e->text);
+	snprintf(why, size, "expects it: %.100s holds '%.200s'", k->location, e->text);
 	return true;
+}
+
+/* report_matches() for the matrix's cell @mc (@idx), said of that cell. */
+static bool report_expected(const struct collect_opts *o, const struct kreport *k,
+			    unsigned int idx, const struct mcell *mc,
+			    char *why, size_t size)
+{
+	char r[800];
+	bool ok = report_matches(&mc->report, k, o->src, r, sizeof(r));
+
+	snprintf(why, size, "cell %u %s", idx + 1, r);
+	return ok;
 }
 
 /*

@@ -110,6 +110,42 @@ json_t *matrix_json_read_object(const char *path, const char *cmd);
  */
 void run_json_sources(json_t *run, char *buf, size_t size);
 
+/*
+ * The console's markers (gupctl.h, matrix_mark()), read on the host
+ * (matrix_collect.c; gupctl consumers judge reads them too).
+ */
+struct marker {
+	unsigned int line;
+	char step[MATRIX_STEP_LEN];
+	int index;			/* MATRIX_MARK_NONE: an end marker */
+};
+
+struct markers {
+	struct marker *m;
+	unsigned int nr, cap;
+};
+
+/* A marker in @line: true with its step and index. */
+bool parse_mark(const char *line, char step[MATRIX_STEP_LEN], int *index);
+/* Every marker of the console @path, in console order (free ms->m). */
+int read_markers(const char *path, struct markers *ms);
+/* The last marker before console line @line, or NULL. */
+const struct marker *marker_before(const struct markers *ms, unsigned int line);
+/*
+ * Does line @lineno of @file in the source tree @src hold @text?  If not,
+ * @why says what the line reads (or why it could not be read).
+ */
+bool src_line_holds(const char *src, const char *file, unsigned long lineno,
+		    const char *text, char *why, size_t size);
+struct kreport;
+struct report_exp;
+/*
+ * Is report @k the one @e expects (kind, file, and the text on its line in
+ * the tree @src)?  @why says why or why not.
+ */
+bool report_matches(const struct report_exp *e, const struct kreport *k,
+		    const char *src, char *why, size_t size);
+
 /* gupctl report --collect (matrix_collect.c, host only). */
 struct collect_opts {
 	const char *out;		/* FLAVOUR.json */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Expected outcomes of matrix cells, one function per GUP policy.  Every
- * reason names the kernel code that decides; line numbers are 6.1.192's.
+ * reason names the kernel code that decides; line numbers are 6.1.192's,
+ * or 6.12.118's for a policy of 6.12 (policy_source()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -126,20 +127,31 @@ bool backing_dirty_tracked_v9(enum cell_backing backing)
 	return backing_dirty_tracked(backing) && !b->private && !b->read_only;
 }
 
+bool state_possible(enum cell_backing backing, enum cell_state state,
+		    const char **why)
+{
+	const struct backing_spec *b = backing_spec(backing);
+
+	if (b->read_only && state >= STATE_WRITE) {
+		*why = "a PROT_READ mapping cannot be write-faulted from user space";
+		return false;
+	}
+	if (b->kind == TARGET_ANON && state == STATE_WRITEBACK) {
+		*why = "anonymous memory has no file to fsync: nothing is written back";
+		return false;
+	}
+	return true;
+}
+
 /* Cells user space cannot set up, under any policy. */
 static bool cell_impossible(const struct cell *c, struct expectation *e)
 {
-	const struct backing_spec *b = backing_spec(c->backing);
+	const char *why;
 
-	if (b->read_only && c->state >= STATE_WRITE) {
-		*e = not_applicable("a PROT_READ mapping cannot be write-faulted from user space");
-		return true;
-	}
-	if (b->kind == TARGET_ANON && c->state == STATE_WRITEBACK) {
-		*e = not_applicable("anonymous memory has no file to fsync: nothing is written back");
-		return true;
-	}
-	return false;
+	if (state_possible(c->backing, c->state, &why))
+		return false;
+	*e = not_applicable(why);
+	return true;
 }
 
 /*
@@ -432,16 +444,17 @@ enum target_prefault state_prefault(enum cell_state state)
 	return state < STATE_COUNT ? state_prefaults[state] : TARGET_PREFAULT_NONE;
 }
 
+/* Each policy and the kernel source its code (and its citations) is from. */
 static const struct {
 	const char *name;
 	policy_fn fn;
-	enum policy_kernel kernel;	/* patches/flavours' source column */
+	const char *source;	/* patches/flavours' source column */
 } policies[] = {
-	{ "stock", expect_stock, POLICY_KERNEL_61 },
-	{ "v1", expect_gup_v1, POLICY_KERNEL_61 },
-	{ "v7", expect_gup_v7, POLICY_KERNEL_61 },
-	{ "v9", expect_gup_v9, POLICY_KERNEL_61 },
-	{ "mainline", expect_mainline, POLICY_KERNEL_612 },
+	{ "stock", expect_stock, "6.1" },
+	{ "v1", expect_gup_v1, "6.1" },
+	{ "v7", expect_gup_v7, "6.1" },
+	{ "v9", expect_gup_v9, "6.1" },
+	{ "mainline", expect_mainline, "6.12" },
 };
 
 /*
@@ -548,14 +561,23 @@ policy_fn policy_lookup(const char *name)
 	return NULL;
 }
 
-enum policy_kernel policy_kernel(const char *name)
+const char *policy_source(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
 		if (!strcmp(policies[i].name, name))
-			return policies[i].kernel;
-	return POLICY_KERNEL_COUNT;
+			return policies[i].source;
+	return NULL;
+}
+
+enum policy_kernel policy_kernel(const char *name)
+{
+	const char *src = policy_source(name);
+
+	if (!src)
+		return POLICY_KERNEL_COUNT;
+	return strcmp(src, "6.12") ? POLICY_KERNEL_61 : POLICY_KERNEL_612;
 }
 
 const char *policy_names(void)
@@ -573,7 +595,7 @@ const char *policy_names(void)
  * ---- The ext4-2018 reproduction (gupctl repro) ----
  *
  * Line numbers are 6.1.192's (Debian linux-source-6.1 6.1.192-3), as in
- * the stock tree, or 6.12.118's for mainline (repro_cites); the BUG's line
+ * the stock tree, or 6.12.118's for a policy of 6.12 (repro_cites); the BUG's line
  * comes from the flavour's own tree.  The code they cite is the same in
  * both: cc5095747edf's warning is still 6.12's.
  */
@@ -610,10 +632,12 @@ static const struct repro_cites repro_cites_612 = {
 	"fs/ext4/inode.c:2526-2527", "fs/ext4/extents.c:5711-5712",
 };
 
-/* The mainline policy is 6.12's code; every other policy is built on 6.1. */
+/* The citations of the kernel source the policy's code is from. */
 static const struct repro_cites *repro_cites_for(const char *policy)
 {
-	return strcmp(policy, "mainline") ? &repro_cites_61 : &repro_cites_612;
+	const char *src = policy_source(policy);
+
+	return src && !strcmp(src, "6.12") ? &repro_cites_612 : &repro_cites_61;
 }
 
 const char * const repro_route_choices[REPRO_ROUTE_COUNT + 1] = {
@@ -634,7 +658,7 @@ bool repro_cell_valid(const struct repro_cell *c, const char **why)
 	}
 	if ((c->flags & GUP_PIN_FLAG_LONGTERM) &&
 	    (!method_is_pin(c->method) || method_is_unlocked(c->method))) {
-		*why = "6.1 refuses FOLL_LONGTERM without FOLL_PIN, and with the unlocked variants, before it looks at any page (the matrix shows it): give --method pin, pin-fast or pin-remote";
+		*why = "FOLL_LONGTERM without FOLL_PIN is refused by every kernel, and 6.1 refuses it with the unlocked variants too, before it looks at any page (the matrix shows it); the reproduction's cells are the same on every flavour: give --method pin, pin-fast or pin-remote";
 		return false;
 	}
 	if (c->flags & ~(GUP_PIN_FLAG_WRITE | GUP_PIN_FLAG_LONGTERM)) {

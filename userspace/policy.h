@@ -78,8 +78,13 @@ typedef struct expectation (*policy_fn)(const struct cell *cell);
 
 /* The policy named in patches/flavours' "gup" column, or NULL. */
 policy_fn policy_lookup(const char *name);
+/*
+ * The kernel source the policy's code is from ("6.1", "6.12": patches/
+ * flavours' source column), or NULL for an unknown policy.
+ */
+const char *policy_source(const char *name);
 
-/* The kernel source a policy's flavours are built on (patches/flavours). */
+/* policy_source() as the kernels whose code the ABI oracle tells apart */
 enum policy_kernel {
 	POLICY_KERNEL_61,	/* linux-source-6.1: stock and every series */
 	POLICY_KERNEL_612,	/* linux-source-6.12: mainline */
@@ -119,6 +124,13 @@ const char *policy_detect(char *why, size_t size);
 int pin_cell(const struct target *t, unsigned int method, unsigned int flags,
 	     struct cell *c, const char **why);
 
+/*
+ * Can user space put memory of @backing in @state (a PROT_READ mapping
+ * cannot be write-faulted, anonymous memory cannot be written back)?  If
+ * not, *@why says so.  The matrix and the consumers run skip such cells.
+ */
+bool state_possible(enum cell_backing backing, enum cell_state state,
+		    const char **why);
 const char *backing_name(enum cell_backing backing);
 const char *state_name(enum cell_state state);
 /* Is the backing's VMA one v7's vma_needs_dirty_tracking() answers yes for? */

@@ -192,7 +192,10 @@ void write_policies_md(const struct mflavour *const *fl, unsigned int n,
 		   "on memory user space set up as the row says.  Each column is a flavour of the run "
 		   "named above; each value is what its guest measured (`+ WARN`: the kernel WARNed, as "
 		   "the policy expects; `(driver)`: the lab's driver refused before GUP).  "
-		   "The guide to reading it: [policies-guide.md](policies-guide.md).\n\n");
+		   "The guide to reading it: [policies-guide.md](policies-guide.md).  "
+		   "What the real interfaces themselves (ptrace, /proc/PID/mem, process_vm_rw, "
+		   "O_DIRECT, vmsplice, io_uring) do under each policy, driven from user space: "
+		   "[consumers.md](consumers.md).\n\n");
 	fprintf(f, "| behaviour | the call (6.1.192) | cell |");
 	for (i = 0; i < n; i++)
 		fprintf(f, " %s (%s) |", fl[i]->name, fl[i]->policy);

@@ -69,7 +69,7 @@ expect "a command takes options after its operands" 2 err \
 # The commands, as gupctl --help lists them.
 run --help
 mapfile -t commands < <(sed -n '/^Commands$/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p' "$TMP/out")
-for c in pin status matrix xcheck report fuzz help; do
+for c in pin status matrix xcheck report consumers fuzz help; do
 	if printf '%s\n' "${commands[@]}" | grep -qx "$c"; then
 		ok "--help lists the command $c"
 	else

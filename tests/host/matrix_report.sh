@@ -663,4 +663,18 @@ accepted "every --collect option report --help lists is accepted" \
 	"$(tr ' ' '\n' <<<"$report_opts" | grep -vxE -- '--(md|svg|learned|help)')" \
 	report --collect "$TMP/x.json" --flavour stock --policy stock --md x
 
+# mainline (6.12.118) and gup-v9 (our 6.5 semantics on 6.1) differ only
+# where 6.12 changed something besides the series: pin_user_pages_unlocked()
+# takes FOLL_LONGTERM (6.12 mm/gup.c:3663-3676; 6.1 mm/gup.c:2367 WARNs).
+differ=$(paste <("$GUPCTL" matrix --expect --flavour gup-v9 --policy v9 | cut -f2,3) \
+	<("$GUPCTL" matrix --expect --flavour mainline --policy mainline | cut -f3) |
+	awk -F'\t' '$2 != $3 { split($1, c, " "); print c[1], c[2] }' | sort | uniq -c)
+tap_like "$differ" '^ +[0-9]+ pin_user_pages_unlocked [A-Z|]*LONGTERM' \
+	"mainline differs from v9 on pin_user_pages_unlocked + LONGTERM"
+tap_is "$(grep -cv ' pin_user_pages_unlocked [A-Z|]*LONGTERM' <<<"$differ")" 0 \
+	"... and on no other cell"
+tap_is "$("$GUPCTL" matrix --expect --flavour mainline --policy mainline |
+	grep -c 'get_user_pages_unlocked LONGTERM anon-private untouched.*EINVAL + WARN')" 1 \
+	"mainline: get_user_pages_unlocked + LONGTERM is is_valid_gup_args()'s WARN"
+
 tap_done

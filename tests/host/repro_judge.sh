@@ -282,7 +282,7 @@ expect "ext4-2018 --expect prints the expectation and its reason" 0 out \
 	repro ext4-2018 --expect --policy v7 --ext4 warn --method pin-fast --write
 expect "--expect needs the flavour's columns" 2 err "no --policy and --ext4" -- \
 	repro ext4-2018 --expect
-expect "--longterm with get: exit 2" 2 err "6.1 refuses FOLL_LONGTERM without FOLL_PIN" -- \
+expect "--longterm with get: exit 2" 2 err "FOLL_LONGTERM without FOLL_PIN is refused by every kernel" -- \
 	repro ext4-2018 --expect --policy stock --ext4 warn --method get --longterm
 # read: 3 pin methods x {-, W, L, LW} + pin-unlocked x {-, W} + 4 get
 # methods x {-, W} = 22; move-ext (W only): 3 x {W, LW} + 1 + 4 = 11.

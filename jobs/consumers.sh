@@ -1,0 +1,141 @@
+#!/bin/bash
+# `make consumers`: the kernel's own GUP users (process_vm_writev/readv,
+# /proc/PID/mem, PTRACE_POKEDATA, O_DIRECT, vmsplice, io_uring fixed
+# buffers; AF_XDP, RDMA on rxe and siw, uprobes where the kernel has them:
+# the net, rdma and uprobes overlays) on every backing and page state, per
+# flavour, one boot each.
+# A flat list of steps; every expectation and judgement is gupctl's
+# (userspace/consumers.c, consumers_judge.c):
+#   1. stage the guest's gupctl (no driver: the interfaces are the kernel's),
+#      and gupctl-rdma, the build with libibverbs for the RDMA cells;
+#   2. boot the flavour once: `gupctl consumers run` writes a marker per
+#      cell on /dev/kmsg and the measurements as JSON;
+#   3. read every cell's ext4 file back from the scratch image on the host
+#      (debugfs rdump, no mount: the guest's page cache cannot fool it),
+#      list the console's kernel reports (qemu/scan-console.sh --reports);
+#   4. `gupctl consumers judge`: FLAVOUR.json and FLAVOUR.ktap in the
+#      results directory (docs/results.md), each cell against the
+#      expectation its flavour's policy gives; an interface whose kernel
+#      option the flavour's .config lacks is expected not to run (KTAP SKIP).
+# Exit status: 0 when every flavour ran and every cell is as expected with
+# no kernel report but the expected ones; 1 otherwise; 2 usage error.  The
+# last line is "results: PATH".
+#
+#   jobs/consumers.sh [--quick] [--results DIR] [FLAVOUR...]
+# --quick        the quick subset (gupctl consumers expect --quick), for make check
+# --results DIR  write the run there, move no latest link (default: a new
+#                directory under results/consumers/, then .../latest)
+# FLAVOUR...     the flavours to run (default: every one in patches/flavours,
+#                each with the overlays net, rdma and uprobes, so that every
+#                interface runs: stock+net+rdma+uprobes...); a name without
+#                overlays runs the rest and SKIPs what its kernel lacks
+set -euo pipefail
+# shellcheck source=../qemu/lib.sh
+. "$(dirname "$0")/../qemu/lib.sh"
+# shellcheck source=lib.sh
+. "$LAB_ROOT/jobs/lib.sh"
+
+usage() {
+	sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+quick=() results='' flavours=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) quick=(--quick) ;;
+	--results) results=${2:?--results needs a DIR}; shift ;;
+	-h | --help) usage; exit 0 ;;
+	-*) echo "jobs/consumers.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	*) flavours+=("$1") ;;
+	esac
+	shift
+done
+# AF_XDP, RDMA and uprobes cost a third more objects per kernel
+# (docs/lab.md): their options are overlays, built for this job and make
+# soak, not for make check.
+if [ ${#flavours[@]} -eq 0 ]; then
+	mapfile -t flavours < <(all_flavours | sed 's/$/+net+rdma+uprobes/')
+fi
+list=$(job_flavours consumers "${flavours[@]}") || exit 2
+mapfile -t flavours <<<"$list"
+
+make -s -C "$LAB_ROOT/userspace" >&2
+gupctl=$LAB_ROOT/userspace/gupctl
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+results_begin consumers "$results"
+out=$RESULTS_DIR
+
+# The guest needs gupctl only: no module, nothing from the kernel tree.
+stage=$tmp/stage
+mkdir -p "$stage/bin"
+cp "$LAB_ROOT/userspace/gupctl-guest" "$stage/bin/gupctl"
+# Built where libibverbs-dev is (userspace/Makefile); without it the RDMA
+# cells say so and do not run.
+[ ! -x "$LAB_ROOT/userspace/gupctl-rdma" ] ||
+	cp "$LAB_ROOT/userspace/gupctl-rdma" "$stage/bin/gupctl-rdma"
+
+# The guest's part; qemu/run.sh exports GUP_LAB_FLAVOUR and GUP_LAB_POLICY.
+# The measurements are data, the guest's status says only whether every
+# cell could be set up.
+# shellcheck disable=SC2016 # expanded in the guest
+guest='gupctl consumers run '"${quick[*]}"' --flavour "$GUP_LAB_FLAVOUR" --policy "$GUP_LAB_POLICY" \
+	--json /lab/out/consumers.json >/lab/out/consumers.log 2>&1
+status=$?
+cat /lab/out/consumers.log
+exit $status'
+
+bad=0
+for f in "${flavours[@]}"; do
+	policy=$(flavour_field "$f" 3)
+	run=$tmp/$f.run
+	guest_out=$tmp/$f.out
+	t0=$SECONDS
+	echo "# consumers: $f (policy $policy)"
+	set +e
+	"$LAB_ROOT/qemu/run.sh" --flavour "$f" --quiet --allow-kernel-reports --timeout 900 \
+		--files "$stage" --out "$run" --results "$guest_out" \
+		--report "$tmp/$f.report" --exec "$guest" >"$tmp/$f.runner" 2>&1
+	status=$?
+	set -e
+	verdict=$(jq -r '.kernel_verdict // empty' "$tmp/$f.report" 2>/dev/null || true)
+	cp "$run/console.log" "$out/$f.console.log" 2>/dev/null || true
+	cp "$guest_out/consumers.json" "$out/$f.guest.json" 2>/dev/null || true
+	# The cells' ext4 files as the disk holds them.
+	mkdir -p "$out/$f.disk"
+	if [ -f "$run/scratch.img" ]; then
+		debugfs -R "rdump /consumers $out/$f.disk" "$run/scratch.img" >/dev/null 2>&1 || true
+	fi
+	judge=(--flavour "$f" --policy "$policy" "${quick[@]}" --src "$(flavour_dir "$f")/src"
+		--config "$(flavour_dir "$f")/build/.config"
+		--input-hash "$(flavour_key "$f")" --kernel-verdict "${verdict:-none}"
+		--disk "$out/$f.disk/consumers" --json "$out/$f.json" --ktap "$out/$f.ktap")
+	why=null
+	if [ -s "$out/$f.guest.json" ]; then
+		judge+=(--guest "$out/$f.guest.json")
+	else
+		why="no measurements came back (runner status $status, kernel verdict ${verdict:-none})"
+		echo "# $f: NOT RUN: $why"
+		tail -20 "$tmp/$f.runner" | sed 's/^/#   /'
+		judge+=(--not-run "$why")
+		why=$(jq -n --arg why "$why" '$why')
+	fi
+	if [ -s "$out/$f.console.log" ]; then
+		"$LAB_ROOT/qemu/scan-console.sh" --reports "$out/$f.console.log" >"$tmp/$f.reports.json"
+		judge+=(--console "$out/$f.console.log" --reports "$tmp/$f.reports.json")
+	fi
+	set +e
+	"$gupctl" consumers judge "${judge[@]}"
+	jstatus=$?
+	set -e
+	[ "$jstatus" -le 1 ] || die "$f: gupctl consumers judge failed"
+	[ "$jstatus" -eq 0 ] || bad=1
+	results_flavour "$f" "kernel_release=$(jq .kernel_release "$out/$f.json")" \
+		"ran=$([ "$why" = null ] && echo true || echo false)" "why_not_run=$why" \
+		boots=1 "wall_seconds=$((SECONDS - t0))" \
+		"cells=$(jq .summary.cells "$out/$f.json")" \
+		"mismatches=$(jq .summary.mismatches "$out/$f.json")" \
+		"data_lost=$(jq .summary.data_lost "$out/$f.json")"
+done
+results_end
+exit "$bad"

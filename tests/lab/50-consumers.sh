@@ -1,0 +1,82 @@
+#!/bin/bash
+# The kernel's own GUP users, quick (jobs/consumers.sh --quick) on every
+# flavour as make check builds it (no overlays): every cell's measured
+# outcome, kernel reports and read-back are the ones userspace/consumers.c
+# derives from the flavour's policy, and the facts seed 005's own notes
+# predict show up by name: on gup-v1 PTRACE_POKEDATA into a read-only
+# MAP_PRIVATE file mapping (a debugger's breakpoint) fails with EIO and
+# seed 005's WARNING, and an O_DIRECT read into an untouched MAP_SHARED
+# ext4 page fails with EFAULT where stock moves the bytes onto the disk.
+# Every field is read from the results' JSON by name.  The interfaces of
+# the overlays (AF_XDP, RDMA, uprobes), which these kernels lack, are
+# SKIPs with the missing option named; the main job runs them
+# (FLAVOUR+net+rdma+uprobes).  About 20 s a flavour.
+# shellcheck source=../suite.sh
+. "$(dirname "$0")/../suite.sh"
+res=$work/results
+
+before=$(git status --porcelain 2>/dev/null || true)
+set +e
+mapfile -t flavours < <(all_flavours)
+jobs/consumers.sh --quick --results "$res" "${flavours[@]}" >"$work/consumers.out" 2>&1
+status=$?
+set -e
+sed 's/^/# /' "$work/consumers.out"
+if [ ! -s "$res/run.json" ]; then
+	tap_not_ok "jobs/consumers.sh --quick wrote run.json (exit status $status)"
+	tap_done
+	exit 1
+fi
+tap_is "$status" 0 "jobs/consumers.sh --quick ${flavours[*]} exits 0"
+tap_is "$(tail -1 "$work/consumers.out")" "results: $res" "the job's last line names its results directory"
+tap_is "$(git status --porcelain 2>/dev/null || true)" "$before" "the job modified no tracked file"
+
+# cell F IFACE BACKING STATE FILTER: a field of that cell of F.json.
+cell() {
+	jq -r --arg i "$2" --arg b "$3" --arg s "$4" \
+		".cells[] | select(.interface == \$i and .backing == \$b and .state == \$s) | $5" \
+		"$res/$1.json"
+}
+
+for f in "${flavours[@]}"; do
+	for n in $(jq -r '.cells[] | .index' "$res/$f.json"); do
+		c=$(jq -c --argjson n "$n" '.cells[] | select(.index == $n)' "$res/$f.json")
+		# an interface this kernel lacks (an overlay's): SKIP, not a pass
+		if [ "$(jq -r '.skip // empty' <<<"$c")" ] &&
+			[ "$(jq -r '"\(.measured.outcome) \(.match)"' <<<"$c")" = "not-run true" ]; then
+			tap_skip "$f $(jq -r '"\(.interface) \(.backing) \(.state)"' <<<"$c")" \
+				"$(jq -r .skip <<<"$c")"
+			continue
+		fi
+		tap_is "$(jq -r '"\(.measured.outcome) \(.match)"' <<<"$c")" \
+			"$(jq -r '"\(.expected.outcome) true"' <<<"$c")" \
+			"$f $(jq -r '"\(.interface) \(.backing) \(.state): \(.expected.outcome)"' <<<"$c")"
+	done
+	# the quick cells as gupctl derives them on the host; the ones skipped
+	# are the overlays' interfaces only
+	nq=$(userspace/gupctl consumers expect --quick --policy "$(flavour_field "$f" 3)" |
+		grep -c '^ *[0-9]')
+	nskip=$(jq '[.cells[] | select(.skip)] | length' "$res/$f.json")
+	tap_is "$(jq -r '[.cells[] | select(.skip) | .interface] | unique | join(" ")' "$res/$f.json")" \
+		"af-xdp-umem rdma-rxe rdma-siw uprobe uprobe-refctr" \
+		"$f: the cells skipped are AF_XDP's, RDMA's and the uprobes' ($nskip)"
+	tap_is "$(jq -r '.summary | "\(.cells) \(.ran) \(.mismatches) \(.data_lost) \(.unexpected_kernel_reports)"' "$res/$f.json")" \
+		"$nq $((nq - nskip)) 0 0 0" \
+		"$f: $nq cells, $((nq - nskip)) ran, none differs, no DATA LOST, no unexpected kernel report"
+done
+
+tap_is "$(cell gup-v1 ptrace-pokedata ext4-private-ro untouched '.verdict')" "WARN EIO" \
+	"gup-v1: a breakpoint (PTRACE_POKEDATA) into a read-only MAP_PRIVATE file mapping: WARN EIO"
+tap_like "$(jq -r --argjson n "$(cell gup-v1 ptrace-pokedata ext4-private-ro untouched .index)" \
+	'.kernel_reports[] | select(.cell == $n) | "\(.title) \(.expected)"' "$res/gup-v1.json")" \
+	'^WARNING: .* at [^ ]*mm/gup\.c:[0-9]+ check_vma_flags.* true$' \
+	"... the WARNING is check_vma_flags()'s, and expected"
+tap_is "$(cell stock ptrace-pokedata ext4-private-ro untouched '"\(.verdict) \(.measured.mapping) \(.measured.disk)"')" \
+	"ok new old" "stock: the breakpoint lands in the tracee's COW copy, the disk keeps OLD"
+tap_is "$(cell gup-v1 o-direct-read ext4-shared untouched .verdict)" "WARN EFAULT" \
+	"gup-v1: an O_DIRECT read into an untouched MAP_SHARED ext4 page: WARN EFAULT"
+tap_is "$(cell gup-v1 o-direct-read ext4-shared write-faulted .verdict)" "ok" \
+	"gup-v1: ... but ok once the page is write-faulted (GUP-fast takes the writable PTE)"
+tap_is "$(cell stock o-direct-read ext4-shared untouched '"\(.verdict) \(.measured.disk)"')" "ok new" \
+	"stock: the O_DIRECT read's bytes are on the disk the host reads"
+tap_done
