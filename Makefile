@@ -5,7 +5,7 @@
 FLAVOURS := $(shell awk '!/^\#/ && NF { print $$1 }' patches/flavours)
 FLAVOUR ?= stock
 
-.PHONY: all deps kernels rootfs modules gupctl shell boot lab matrix docs repro consumers check lint clean
+.PHONY: all deps kernels rootfs modules gupctl shell boot lab matrix docs repro consumers soak check lint clean
 
 all: kernels rootfs modules gupctl
 
@@ -58,6 +58,12 @@ repro: all
 # results/consumers/.
 consumers: kernels rootfs gupctl
 	@jobs/consumers.sh
+
+# Every flavour's debug overlay (FLAVOUR+debug): the driver selftests, the
+# long fuzz, kmemleak, the matrix and the reproduction; builds its own
+# kernels (many minutes each).  A results directory under results/soak/.
+soak: deps
+	@jobs/soak.sh
 
 check: deps
 	@tests/run.sh

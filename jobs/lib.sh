@@ -44,11 +44,16 @@ results_begin() {
 		RESULTS_LINK=0
 	else
 		RESULTS_LINK=1
+		# the last runs of the job stay (docs/results.md, "Pruning")
+		"$LAB_ROOT/qemu/prune-runs.sh" --results "$LAB_RESULTS/$job" ||
+			log "could not prune $LAB_RESULTS/$job"
 		dir=$LAB_RESULTS/$job/$(date -u +%Y%m%d-%H%M%S)
 		[ ! -e "$dir" ] || dir=$(mktemp -d "$dir-XXXX")
 	fi
 	mkdir -p "$dir"
 	RESULTS_DIR=$(cd "$dir" && pwd)
+	# in progress until results_end (qemu/prune-runs.sh leaves it alone)
+	echo $$ >"$RESULTS_DIR/.running"
 }
 
 # results_flavour NAME KEY=VALUE...: one entry of run.json's "flavours"
@@ -87,7 +92,7 @@ results_end() {
 		'{job: $job, commit: $commit, date: $date,
 		  source_packages: ([.[].source_package | select(.)] | unique),
 		  wall_seconds: $wall, flavours: .}' >"$RESULTS_DIR/run.json"
-	rm -f "${parts[@]}"
+	rm -f "${parts[@]}" "$RESULTS_DIR/.running"
 	if [ "$RESULTS_LINK" = 1 ]; then
 		ln -sfn "$(basename "$RESULTS_DIR")" "$LAB_RESULTS/$RESULTS_JOB/latest"
 		ln -sfn "$RESULTS_JOB/$(basename "$RESULTS_DIR")" "$LAB_RESULTS/latest"

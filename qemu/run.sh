@@ -65,10 +65,14 @@ done
 kdir=$("$LAB_ROOT/patches/build-flavour.sh" "$flavour")
 rootfs=$("$LAB_ROOT/rootfs/build-rootfs.sh")
 if [ -z "$out" ]; then
+	"$LAB_ROOT/qemu/prune-runs.sh" || log "could not prune $LAB_CACHE/runs"
 	mkdir -p "$LAB_CACHE/runs"
 	out=$(mktemp -d "$LAB_CACHE/runs/$(date +%Y%m%d-%H%M%S)-$flavour.XXXX")
 fi
 mkdir -p "$out"
+# How the run went, for qemu/prune-runs.sh: in progress, then its exit status.
+echo $$ >"$out/.running"
+trap 'echo $? >"$out/exit-status"; rm -f "$out/.running"' EXIT
 rm -f "$out/console.log" "$out/exit.log"
 
 # Control disk (/lab in the guest): the command, the caller's files, and

@@ -42,6 +42,9 @@ static const struct command commands[] = {
 	  .summary = "the mm selftests' gup_longterm: predicted from a policy, judged (no device)" },
 	{ .name = "repro", .run = cmd_repro,
 	  .summary = "the 2018 ext4 crash and its 6.1 data loss, step by step" },
+	{ .name = "fuzz", .run = cmd_fuzz,
+	  .summary = "seeded random and adversarial requests, each answer judged against the ABI" },
+
 	{ .name = "consumers", .run = cmd_consumers,
 	  .summary = "the kernel's GUP users (ptrace, O_DIRECT, io_uring...) per backing, judged" },
 	{ .name = "help", .run = cmd_help,

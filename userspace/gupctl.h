@@ -33,6 +33,7 @@ int cmd_repro(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_xcheck(int argc, char **argv);
+int cmd_fuzz(int argc, char **argv);
 int cmd_longterm(int argc, char **argv);
 int cmd_consumers(int argc, char **argv);
 
@@ -69,7 +70,7 @@ char *matrix_cell_str(unsigned int index, char *buf, size_t size);
 const char *matrix_outcome_name(enum matrix_outcome o);
 /* Name -> outcome: 0, or -EINVAL. */
 int matrix_parse_outcome(const char *s, enum matrix_outcome *o);
-/* A flavour name is 1-63 of [A-Za-z0-9._-] (it ends up in ids and files). */
+/* A flavour name is 1-63 of [A-Za-z0-9._+-] (ids, files; + joins overlays). */
 bool matrix_valid_flavour(const char *s);
 
 /* Where file-backed cells create their files (matrix, xcheck). */

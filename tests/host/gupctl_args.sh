@@ -69,7 +69,7 @@ expect "a command takes options after its operands" 2 err \
 # The commands, as gupctl --help lists them.
 run --help
 mapfile -t commands < <(sed -n '/^Commands$/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p' "$TMP/out")
-for c in pin status matrix xcheck report consumers help; do
+for c in pin status matrix xcheck report consumers fuzz help; do
 	if printf '%s\n' "${commands[@]}" | grep -qx "$c"; then
 		ok "--help lists the command $c"
 	else
@@ -136,20 +136,27 @@ for c in "${commands[@]}"; do
 		"not refused so" "${bad[@]}"
 done
 
+# options_are COMMAND "OPTION...": its option table (--list-opts) is
+# exactly these.
+options_are() {
+	local listed want
+	run "$1" --list-opts
+	listed=$(sed 's/=$//' "$TMP/out" | sort | tr '\n' ' ')
+	want=$(tr ' ' '\n' <<<"$2" | grep . | sort | tr '\n' ' ')
+	if [ "$rc" -eq 0 ] && [ "$listed" = "$want" ]; then
+		ok "$1: the option table has the documented options"
+	else
+		not_ok "$1: the option table has the documented options" \
+			"listed: $listed" "want: $want"
+	fi
+}
+
 # pin: its options (a removed or renamed option must fail here).
 pin_opts="--allow-broken --anon --dirty-on-unpin --fast --force --get
 --get-fast --get-remote --get-unlocked --help --hold --hugetlb --length
 --longterm --offset --pin-remote --pin-unlocked --policy --prefault --private
 --read-only --shmem --then --thp --write"
-run pin --list-opts
-listed=$(sed 's/=$//' "$TMP/out" | sort | tr '\n' ' ')
-want=$(tr ' ' '\n' <<<"$pin_opts" | grep . | sort | tr '\n' ' ')
-if [ "$rc" -eq 0 ] && [ "$listed" = "$want" ]; then
-	ok "pin: the option table has the documented options"
-else
-	not_ok "pin: the option table has the documented options" \
-		"listed: $listed" "want: $want"
-fi
+options_are pin "$pin_opts"
 
 # Every pin option parses: with two targets after it, parsing must get as
 # far as the "two targets" error.
@@ -168,6 +175,36 @@ for opt in $pin_opts; do
 	[ "$rc" -eq 2 ] && grep -qF "two targets" "$TMP/err" || bad+=("$opt")
 done
 none_bad "pin: every option of the table is accepted" rejected "${bad[@]}"
+
+# fuzz: its options (a removed or renamed option must fail here), and
+# the usage errors it finds before it opens the device.
+fuzz_opts="--ext4-dir --help --json --ops --policy --seed --show --threads --verbose"
+options_are fuzz "$fuzz_opts"
+expect "fuzz: bad --seed" 2 err "gupctl fuzz: bad --seed 'x1': give a number" \
+	-- fuzz --seed x1
+expect "fuzz: a negative --seed" 2 err "gupctl fuzz: bad --seed '-1'" -- fuzz --seed -1
+expect "fuzz: --ops 0" 2 err "gupctl fuzz: --ops must be at least 1" -- fuzz --ops 0
+expect "fuzz: --threads 0" 2 err "gupctl fuzz: --threads must be 1-64, not 0" \
+	-- fuzz --threads 0
+expect "fuzz: --threads 65" 2 err "gupctl fuzz: --threads must be 1-64, not 65" \
+	-- fuzz --threads 65
+expect "fuzz: an operand" 2 err "gupctl fuzz: unexpected argument 'x'" -- fuzz x
+expect "fuzz: unknown --policy names every policy" 2 err \
+	"gupctl fuzz: unknown policy 'v42': give stock, v1, v7, v9, mainline" \
+	-- fuzz --policy v42
+run fuzz --help
+long=$(awk 'length > 80' "$TMP/out")
+check "fuzz --help: every line fits 80 columns" test -z "$long"
+expect "fuzz --help: the replay, the exit statuses, the guide" 0 out \
+	"the command that replays the run" "2 usage error, 3 no usable device" \
+	"The guide: docs/gupctl.md, section \"gupctl fuzz\"." -- fuzz --help
+if [ -e /dev/gup_test ]; then
+	skip "fuzz without the module" "/dev/gup_test exists here"
+else
+	expect "fuzz --policy mainline without the module: exit 3" 3 err \
+		"/dev/gup_test not found" -- fuzz --policy mainline --json "$TMP/fuzz.json"
+	check "fuzz without the module writes no --json file" test ! -e "$TMP/fuzz.json"
+fi
 
 # pin: unknown options, bad arguments and choices.
 expect "pin: unknown short option" 2 err "gupctl pin: unknown option '-x'" \

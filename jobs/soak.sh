@@ -1,0 +1,227 @@
+#!/bin/bash
+# `make soak`: every flavour on its debug overlay, FLAVOUR+debug (KASAN,
+# KFENCE, lockdep, DEBUG_VM, DEBUG_PAGEALLOC, DEBUG_LIST, kmemleak:
+# patches/overlays/README).  Not part of `make check`: a cold debug kernel
+# takes many minutes per flavour.  Per flavour F, D = F+debug:
+#   1. build D; its build seconds are the kernel directory's build-seconds;
+#   2. boot D once with nothing to do: its boot time;
+#   3. one boot: kmemleak cleared, the module loaded, the driver selftests,
+#      the long fuzz (gupctl fuzz, docs/gupctl.md), every fd closed (the
+#      fuzzer exits), no pin left, rmmod, a kmemleak scan.  Every kernel
+#      report on this boot's console fails, and so does every leak;
+#   4. the matrix and the reproduction on D (jobs/matrix.sh, jobs/repro.sh,
+#      into this run's directory), which attribute each kernel report to
+#      its cell: a report fails there unless the cell's policy expects it.
+# Results: one directory per run (docs/results.md, "The soak's files"),
+# the last line "results: PATH".
+#
+#   jobs/soak.sh [options] [FLAVOUR...]
+#   --ops N          the fuzz's operations (100000), on --threads T (4)
+#   --seed S         the fuzz's seed (default: the run's date, YYYYMMDD)
+#   --quick          the reproduction's 5 cells (jobs/repro.sh --quick)
+#   --no-matrix, --no-repro
+#                    leave those steps out (said so in the results)
+#   --results DIR    write there, move no latest link
+#   FLAVOUR...       base flavours (default: every one in patches/flavours)
+#
+# Exit status: 0 every flavour passed every step it ran; 1 otherwise; 2
+# usage error.
+set -euo pipefail
+# shellcheck source=../qemu/lib.sh
+. "$(dirname "$0")/../qemu/lib.sh"
+# shellcheck source=lib.sh
+. "$LAB_ROOT/jobs/lib.sh"
+
+usage() {
+	sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+ops=100000 threads=4 seed=$(date -u +%Y%m%d) quick=() matrix=1 repro=1 results=''
+flavours=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--ops) ops=${2:?--ops needs N}; shift ;;
+	--threads) threads=${2:?--threads needs T}; shift ;;
+	--seed) seed=${2:?--seed needs S}; shift ;;
+	--quick) quick=(--quick) ;;
+	--no-matrix) matrix=0 ;;
+	--no-repro) repro=0 ;;
+	--results) results=${2:?--results needs a DIR}; shift ;;
+	-h | --help) usage; exit 0 ;;
+	-*) echo "jobs/soak.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	*) flavours+=("$(flavour_base "$1")") ;;
+	esac
+	shift
+done
+[ ${#flavours[@]} -gt 0 ] || mapfile -t flavours < <(all_flavours)
+job_flavours soak "${flavours[@]/%/+debug}" >/dev/null || exit 2
+if ! [[ $ops =~ ^[0-9]+$ && $threads =~ ^[0-9]+$ ]]; then
+	echo "jobs/soak.sh: --ops and --threads take numbers" >&2
+	exit 2
+fi
+
+make -s -C "$LAB_ROOT/userspace" >&2
+results_begin soak "$results"
+out=$RESULTS_DIR
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The soak boot's guest part.  kmemleak reports objects unreferenced for
+# 5 s and more: the scan waits that long after rmmod.
+# shellcheck disable=SC2016 # expanded in the guest
+guest='
+set -u
+leak=/sys/kernel/debug/kmemleak
+# what boot left behind is not ours
+{ echo scan >$leak && echo clear >$leak; } 2>/dev/null
+uname -r >/lab/out/release
+bash /lab/bin/guest-setup.sh >/lab/out/setup.log 2>&1 || exit 90
+driver_selftest /mnt/ext4 >/lab/out/selftest.tap 2>&1
+echo $? >/lab/out/selftest.status
+gupctl fuzz --seed "$SEED" --ops "$OPS" --threads "$THREADS" --policy "$POLICY" \
+	--json /lab/out/fuzz.json >/lab/out/fuzz.ktap 2>&1
+echo $? >/lab/out/fuzz.status
+head -1 /sys/kernel/debug/gup_pin_test/counters >/lab/out/counters
+rmmod gup_pin_test
+echo $? >/lab/out/rmmod.status
+sleep 6
+if echo scan 2>/dev/null >$leak && sleep 1 && echo scan >$leak; then
+	cat $leak >/lab/out/kmemleak
+else
+	echo "kmemleak: not available on this kernel" >/lab/out/kmemleak.missing
+fi'
+
+bad=0
+for f in "${flavours[@]}"; do
+	d=$f+debug t0=$SECONDS why=null
+	policy=$(flavour_field "$d" 3)
+	echo "# soak: $d (policy $policy)"
+
+	# 1. the kernel, and how long it took to build
+	kdir=''
+	if kdir=$("$LAB_ROOT/patches/build-flavour.sh" "$d" 2>"$out/$d.build.log"); then
+		build_s=$(cat "$kdir/build-seconds" 2>/dev/null || echo null)
+	else
+		why=$(jq -n --arg w "$d does not build: see $d.build.log" '$w')
+		echo "# $d: NOT RUN: $(jq -r . <<<"$why")"
+		bad=1
+		results_flavour "$d" ran=false "why_not_run=$why" boots=0 \
+			"wall_seconds=$((SECONDS - t0))" build_seconds=null boot_seconds=null \
+			passed=false
+		continue
+	fi
+
+	# 2. boot time: a boot that runs nothing
+	"$LAB_ROOT/qemu/run.sh" --flavour "$d" --quiet --timeout 900 --exec true \
+		--report "$work/$d.boot.report" >"$out/$d.boot.log" 2>&1 || true
+	boot_s=$(jq '.wall_seconds // null' "$work/$d.boot.report" 2>/dev/null || echo null)
+	echo "# $d: built in ${build_s} s, boots in ${boot_s} s"
+
+	# 3. the soak boot: selftests, the long fuzz, rmmod, kmemleak
+	stage=$work/$d.stage guest_out=$work/$d.out
+	"$LAB_ROOT/rootfs/stage-guest.sh" "$d" "$stage" >"$out/$d.stage.log" 2>&1 ||
+		why=$(jq -n --arg w "staging failed: see $d.stage.log" '$w')
+	if [ "$why" = null ]; then
+		"$LAB_ROOT/qemu/run.sh" --flavour "$d" --quiet --timeout 10800 \
+			--allow-kernel-reports --files "$stage" --results "$guest_out" \
+			--report "$out/$d.report" --out "$work/$d.run" \
+			--exec "SEED=$seed OPS=$ops THREADS=$threads POLICY=$policy; $guest" \
+			>"$out/$d.runner.log" 2>&1 || true
+		cp "$work/$d.run/console.log" "$out/$d.console.log" 2>/dev/null || true
+		for x in selftest.tap fuzz.ktap fuzz.json kmemleak; do
+			cp "$guest_out/$x" "$out/$d.$x" 2>/dev/null || true
+		done
+	fi
+	if [ -s "$out/$d.console.log" ]; then
+		"$LAB_ROOT/qemu/scan-console.sh" --reports "$out/$d.console.log" \
+			>"$out/$d.reports.json"
+	else
+		echo '[]' >"$out/$d.reports.json"
+	fi
+	grep -E '^(not ok|# (fuzz|FAIL|CRASH|replay))' "$out/$d.fuzz.ktap" 2>/dev/null || true
+
+	# 4. the matrix and the reproduction, each in its own directory
+	mstatus=null rstatus=null
+	if [ "$matrix" = 1 ]; then
+		mstatus=0
+		"$LAB_ROOT/jobs/matrix.sh" --results "$out/$d.matrix" "$d" \
+			>"$out/$d.matrix.log" 2>&1 || mstatus=$?
+		echo "# $d: matrix exit $mstatus ($d.matrix.log, $d.matrix/)"
+	fi
+	if [ "$repro" = 1 ]; then
+		rstatus=0
+		"$LAB_ROOT/jobs/repro.sh" "${quick[@]}" --flavour "$d" \
+			--results "$out/$d.repro" >"$out/$d.repro.log" 2>&1 || rstatus=$?
+		echo "# $d: reproduction exit $rstatus ($d.repro.log, $d.repro/)"
+	fi
+
+	# the flavour's document (docs/results.md, "The soak's files")
+	r=$guest_out
+	jq -n --arg flavour "$d" --arg base "$f" --arg policy "$policy" \
+		--arg release "$(cat "$r/release" 2>/dev/null)" \
+		--argjson boot_report "$(cat "$work/$d.boot.report" 2>/dev/null || echo null)" \
+		--arg input_hash "$(flavour_key "$d")" --argjson why "$why" \
+		--argjson build "$build_s" --argjson boot "$boot_s" \
+		--slurpfile report <(cat "$out/$d.report" 2>/dev/null || echo null) \
+		--slurpfile reports "$out/$d.reports.json" \
+		--slurpfile fuzz <(cat "$out/$d.fuzz.json" 2>/dev/null || echo null) \
+		--arg selftest_status "$(cat "$r/selftest.status" 2>/dev/null)" \
+		--arg selftest_ok "$(grep -c '^ok ' "$out/$d.selftest.tap" 2>/dev/null)" \
+		--arg selftest_not_ok "$(grep -c '^not ok ' "$out/$d.selftest.tap" 2>/dev/null)" \
+		--arg fuzz_status "$(cat "$r/fuzz.status" 2>/dev/null)" \
+		--arg counters "$(cat "$r/counters" 2>/dev/null)" \
+		--arg rmmod "$(cat "$r/rmmod.status" 2>/dev/null)" \
+		--arg leaks "$([ -f "$r/kmemleak" ] && grep -c '^unreferenced object' "$r/kmemleak")" \
+		--argjson matrix "$mstatus" --argjson repro "$rstatus" \
+		--arg seed "$seed" --argjson ops "$ops" --argjson threads "$threads" '
+		def num: if . == "" then null else tonumber end;
+		def counter($k): ($counters | capture(" " + $k + "=(?<v>[0-9]+)").v | tonumber)? // null;
+		{job: "soak", flavour: $flavour, base_flavour: $base, policy: $policy,
+		 input_hash: $input_hash, why_not_run: $why,
+		 kernel_release: (if $release == "" then null else $release end),
+		 build_seconds: $build, boot_seconds: $boot,
+		 boot_verdict: ($boot_report // {} | .kernel_verdict),
+		 soak_boot: ($report[0] // {} | {kernel_verdict, guest_status, timed_out,
+			wall_seconds}),
+		 selftest: {status: ($selftest_status | num), ok: ($selftest_ok | num),
+			not_ok: ($selftest_not_ok | num)},
+		 fuzz: {seed: $seed, ops: $ops, threads: $threads, status: ($fuzz_status | num),
+			summary: $fuzz[0]},
+		 pins_left: {pins_live: counter("pins_live"), pages_pinned: counter("pages_pinned")},
+		 rmmod_status: ($rmmod | num),
+		 kmemleak_leaks: ($leaks | num),
+		 kernel_reports: $reports[0],
+		 matrix: (if $matrix == null then null else
+			{status: $matrix, results: ($flavour + ".matrix")} end),
+		 repro: (if $repro == null then null else
+			{status: $repro, results: ($flavour + ".repro")} end)}
+		| .failed = [
+			(if .why_not_run then "not run" else empty end),
+			(if .selftest.status != 0 then "driver selftests" else empty end),
+			(if .fuzz.status != 0 then "fuzz" else empty end),
+			(if .pins_left.pins_live != 0 or .pins_left.pages_pinned != 0
+			 then "pins left" else empty end),
+			(if .rmmod_status != 0 then "rmmod" else empty end),
+			(if .kmemleak_leaks == null then "kmemleak not scanned"
+			 elif .kmemleak_leaks != 0 then "kmemleak leaks" else empty end),
+			(if .boot_verdict != "clean" then "boot-time boot not clean" else empty end),
+			(if (.kernel_reports | length) > 0 then "kernel reports" else empty end),
+			(if .matrix and .matrix.status != 0 then "matrix" else empty end),
+			(if .repro and .repro.status != 0 then "repro" else empty end)]
+		| .passed = (.failed == [])' >"$out/$d.json"
+
+	passed=$(jq .passed "$out/$d.json")
+	[ "$passed" = true ] || bad=1
+	echo "# $d: $(jq -r 'if .passed then "passed" else "FAILED: " + (.failed | join(", ")) end' "$out/$d.json")"
+	jq -r '.kernel_reports[] | "#   kernel report, console line \(.line): \(.title)"' \
+		"$out/$d.json" | head -10
+	results_flavour "$d" "kernel_release=$(jq .kernel_release "$out/$d.json")" \
+		"ran=$([ "$why" = null ] && echo true || echo false)" \
+		"why_not_run=$why" boots=2 "wall_seconds=$((SECONDS - t0))" \
+		"build_seconds=$build_s" "boot_seconds=$boot_s" \
+		"fuzz_ops_per_second=$(jq '.fuzz.summary.ops_per_second // null' "$out/$d.json")" \
+		"kernel_reports=$(jq '.kernel_reports | length' "$out/$d.json")" \
+		"kmemleak_leaks=$(jq '.kmemleak_leaks' "$out/$d.json")" "passed=$passed"
+done
+results_end
+exit "$bad"
