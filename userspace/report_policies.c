@@ -194,7 +194,7 @@ void write_policies_md(const struct mflavour *const *fl, unsigned int n,
 		   "the policy expects; `(driver)`: the lab's driver refused before GUP).  "
 		   "The guide to reading it: [policies-guide.md](policies-guide.md).  "
 		   "What the real interfaces themselves (ptrace, /proc/PID/mem, process_vm_rw, "
-		   "O_DIRECT, vmsplice, io_uring) do under each policy, driven from user space: "
+		   "O_DIRECT, vmsplice, io_uring, AF_XDP, RDMA on rxe and siw, uprobes) do under each policy, driven from user space: "
 		   "[consumers.md](consumers.md).\n\n");
 	fprintf(f, "| behaviour | the call (6.1.192) | cell |");
 	for (i = 0; i < n; i++)
