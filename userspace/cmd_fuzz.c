@@ -1527,23 +1527,6 @@ struct fz_pin_rec {
 	bool arrays;			/* kinds[nr] and index[nr] follow */
 };
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /*
  * The child: ordinary operations on the inherited fds and its copy of the
  * thread's memory and pins (pins belong to the file: it may release the
@@ -1580,7 +1563,8 @@ static void __attribute__((noreturn)) fork_child(struct fz_thread *t, int wfd)
 	_exit(0);
 }
 
-static int read_all(int fd, void *buf, size_t len)
+/* read_all(), but giving up after FZ_CHILD_TIMEOUT_MS of silence: a child that hangs */
+static int fz_read_all(int fd, void *buf, size_t len)
 {
 	char *p = buf;
 
@@ -1614,11 +1598,11 @@ static void fork_collect(struct fz_thread *t, int rfd)
 		free(p->index);
 	}
 	t->held = 0;
-	while (read_all(rfd, &type, 1) == 0) {
+	while (fz_read_all(rfd, &type, 1) == 0) {
 		if (type == 'F') {
 			char msg[1024];
 
-			if (read_all(rfd, msg, sizeof(msg)))
+			if (fz_read_all(rfd, msg, sizeof(msg)))
 				break;
 			msg[sizeof(msg) - 1] = '\0';
 			t->failed[FZ_FORK]++;
@@ -1627,7 +1611,7 @@ static void fork_collect(struct fz_thread *t, int rfd)
 			struct fz_pin_rec r;
 			struct fz_pin *p;
 
-			if (read_all(rfd, (char *)&r + 1, sizeof(r) - 1))
+			if (fz_read_all(rfd, (char *)&r + 1, sizeof(r) - 1))
 				break;
 			p = pin_add(t);
 			if (!p)
@@ -1641,8 +1625,8 @@ static void fork_collect(struct fz_thread *t, int rfd)
 				p->kinds = malloc(p->nr);
 				p->index = malloc(p->nr * sizeof(*p->index));
 				if (!p->kinds || !p->index ||
-				    read_all(rfd, p->kinds, p->nr) ||
-				    read_all(rfd, p->index, p->nr * sizeof(*p->index)))
+				    fz_read_all(rfd, p->kinds, p->nr) ||
+				    fz_read_all(rfd, p->index, p->nr * sizeof(*p->index)))
 					break;
 			}
 		} else {
@@ -1912,7 +1896,7 @@ static void pass_across(struct fz_thread *t)
 		pass_child(t, sv[1], up[1], down[0]);
 	}
 	rng_next(&t->rng);
-	if (pid > 0 && read_all(up[0], msg, sizeof(msg)) == 0)
+	if (pid > 0 && fz_read_all(up[0], msg, sizeof(msg)) == 0)
 		nfd = t->g->have_unix ? scm_recv(sv[0]) : pidfd_take(pid, msg[0]);
 	if (pid > 0 && write(down[1], "g", 1) != 1)
 		kill(pid, SIGKILL);

@@ -57,34 +57,6 @@ int cons_classify(const char *buf, size_t len, unsigned int index,
 	return memcmp(buf, want, len) ? CONS_DATA_OTHER : CONS_DATA_OLD;
 }
 
-/* All @len bytes through read(2) or write(2) (@out), across EINTR: 0 or -1. */
-static int io_all(int fd, void *buf, size_t len, bool out)
-{
-	char *p = buf;
-	ssize_t n;
-
-	while (len) {
-		n = out ? write(fd, p, len) : read(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	return io_all(fd, (void *)buf, len, true);
-}
-
-static int read_all(int fd, void *buf, size_t len)
-{
-	return io_all(fd, buf, len, false);
-}
-
 /* A file of one page of @index's OLD pattern, on disk before the cell. */
 static int make_file(const char *path, unsigned int index, char *msg, size_t size)
 {

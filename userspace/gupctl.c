@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gupctl: user CLI of /dev/gup_test (gup-lab).  Main dispatch.
+ * gupctl: user CLI of /dev/gup_test (gup-lab).  Main dispatch, and the helpers every command shares.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gupctl.h"
 #include "options.h"
@@ -65,6 +66,34 @@ int usage_error(const char *cmd, const char *fmt, ...)
 	fprintf(stderr, "\nTry 'gupctl %s%s--help'.\n", cmd ? cmd : "",
 		cmd ? " " : "");
 	return GUPCTL_EXIT_USAGE;
+}
+
+/* All @len bytes through read(2) or write(2) (@out), across EINTR: 0 or -1. */
+static int io_all(int fd, void *buf, size_t len, bool out)
+{
+	char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = out ? write(fd, p, len) : read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int write_all(int fd, const void *buf, size_t len)
+{
+	return io_all(fd, (void *)buf, len, true);
+}
+
+int read_all(int fd, void *buf, size_t len)
+{
+	return io_all(fd, buf, len, false);
 }
 
 int gupctl_open_device(struct gupdev *dev, const char *cmd)

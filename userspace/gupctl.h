@@ -21,6 +21,10 @@ enum gupctl_exit {
 	GUPCTL_EXIT_NODEV	= 3,	/* module/device missing or other ABI */
 };
 
+/* All @len bytes through write(2) / read(2), across EINTR and short counts: 0 or -1. */
+int write_all(int fd, const void *buf, size_t len);
+int read_all(int fd, void *buf, size_t len);
+
 /* Print "gupctl CMD: MSG" and a --help hint to stderr; GUPCTL_EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
