@@ -369,7 +369,12 @@ static bool gpt_judge_pin(struct mm_struct *mm, const struct gpt_pin *pin,
 {
 	long i;
 
-	mmap_assert_locked(mm);
+	/*
+	 * Not mmap_assert_locked(): under CONFIG_DEBUG_VM its VM_BUG_ON_MM()
+	 * calls dump_mm(), which 6.1 does not export (mm/debug.c:154; 6.12
+	 * does), so a module using it does not load on a +debug kernel.
+	 */
+	lockdep_assert_held(&mm->mmap_lock);
 	if (pin->flags & GUP_PIN_FLAG_WRITE)
 		return true;
 	for (i = 0; i < nr; i++)
