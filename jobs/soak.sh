@@ -8,10 +8,13 @@
 #   3. one boot: kmemleak cleared, the module loaded, the driver selftests,
 #      the long fuzz (gupctl fuzz, docs/gupctl.md), every fd closed (the
 #      fuzzer exits), no pin left, rmmod, a kmemleak scan.  Every kernel
-#      report on this boot's console fails, and so does every leak;
+#      report on this boot's console fails, and so does every leak, but a
+#      series' own documented finding (series_findings[] in
+#      userspace/policy.c: gupctl report --findings), listed as such;
 #   4. the matrix and the reproduction on D (jobs/matrix.sh, jobs/repro.sh,
 #      into this run's directory), which attribute each kernel report to
-#      its cell: a report fails there unless the cell's policy expects it.
+#      its cell: a report fails there unless the cell's policy expects it
+#      or it is the series' own documented finding.
 # Results: one directory per run (docs/results.md, "The soak's files"),
 # the last line "results: PATH".
 #
@@ -132,12 +135,17 @@ for f in "${flavours[@]}"; do
 			cp "$guest_out/$x" "$out/$d.$x" 2>/dev/null || true
 		done
 	fi
+	# each report is the lab's (a failure) or a series' own documented
+	# finding (userspace/policy.c, series_findings[]): listed, not failed
 	if [ -s "$out/$d.console.log" ]; then
 		"$LAB_ROOT/qemu/scan-console.sh" --reports "$out/$d.console.log" \
-			>"$out/$d.reports.json"
+			>"$work/$d.reports"
 	else
-		echo '[]' >"$out/$d.reports.json"
+		echo '[]' >"$work/$d.reports"
 	fi
+	"$LAB_ROOT/userspace/gupctl" report --findings "$out/$d.reports.json" \
+		--policy "$policy" --reports "$work/$d.reports" --src "$kdir/src" \
+		>/dev/null || true
 	grep -E '^(not ok|# (fuzz|FAIL|CRASH|replay))' "$out/$d.fuzz.ktap" 2>/dev/null || true
 
 	# 4. the matrix and the reproduction, each in its own directory
@@ -205,7 +213,8 @@ for f in "${flavours[@]}"; do
 			(if .kmemleak_leaks == null then "kmemleak not scanned"
 			 elif .kmemleak_leaks != 0 then "kmemleak leaks" else empty end),
 			(if .boot_verdict != "clean" then "boot-time boot not clean" else empty end),
-			(if (.kernel_reports | length) > 0 then "kernel reports" else empty end),
+			(if any(.kernel_reports[]; .series_finding == null)
+			 then "kernel reports" else empty end),
 			(if .matrix and .matrix.status != 0 then "matrix" else empty end),
 			(if .repro and .repro.status != 0 then "repro" else empty end)]
 		| .passed = (.failed == [])' >"$out/$d.json"
@@ -213,14 +222,16 @@ for f in "${flavours[@]}"; do
 	passed=$(jq .passed "$out/$d.json")
 	[ "$passed" = true ] || bad=1
 	echo "# $d: $(jq -r 'if .passed then "passed" else "FAILED: " + (.failed | join(", ")) end' "$out/$d.json")"
-	jq -r '.kernel_reports[] | "#   kernel report, console line \(.line): \(.title)"' \
+	jq -r '.kernel_reports[] | "#   \(if .series_finding then "the series\u0027 own finding (" +
+		.series_finding.doc + ")" else "kernel report" end), console line \(.console_line): \(.title)"' \
 		"$out/$d.json" | head -10
 	results_flavour "$d" "kernel_release=$(jq .kernel_release "$out/$d.json")" \
 		"ran=$([ "$why" = null ] && echo true || echo false)" \
 		"why_not_run=$why" boots=2 "wall_seconds=$((SECONDS - t0))" \
 		"build_seconds=$build_s" "boot_seconds=$boot_s" \
 		"fuzz_ops_per_second=$(jq '.fuzz.summary.ops_per_second // null' "$out/$d.json")" \
-		"kernel_reports=$(jq '.kernel_reports | length' "$out/$d.json")" \
+		"kernel_reports=$(jq '[.kernel_reports[] | select(.series_finding == null)] | length' "$out/$d.json")" \
+		"series_findings=$(jq '[.kernel_reports[] | select(.series_finding)] | length' "$out/$d.json")" \
 		"kmemleak_leaks=$(jq '.kmemleak_leaks' "$out/$d.json")" "passed=$passed"
 done
 results_end

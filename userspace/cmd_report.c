@@ -27,6 +27,7 @@ struct report_opts {
 	const char *boot_seconds;
 	const char *md, *svg, *learned;	/* the pages */
 	const char *policies;		/* docs/policies.md, optional */
+	const char *findings;		/* --findings: the reports, judged */
 	char **inputs;			/* a results directory or FLAVOUR.json */
 	unsigned int nr_inputs;
 };
@@ -53,6 +54,7 @@ struct report {
 static const char * const report_usage[] = {
 	"gupctl report --md FILE --svg FILE [--learned FILE] RESULTS...",
 	"gupctl report --collect FILE --flavour NAME --policy POLICY [OPTIONS]",
+	"gupctl report --findings FILE --policy POLICY --reports FILE --src TREE",
 	NULL
 };
 
@@ -87,6 +89,44 @@ static int check_collect_opts(struct report_opts *o)
 		return usage_error("report", "bad --boot-seconds '%s': give seconds",
 				   o->boot_seconds);
 	return 0;
+}
+
+static int check_findings_opts(const struct report_opts *o)
+{
+	if (o->md || o->svg || o->learned || o->nr_inputs)
+		return usage_error("report",
+				   "--findings writes one document: no --md, --svg, --learned or RESULTS with it");
+	if (!o->c.policy || !o->c.reports || !o->c.src)
+		return usage_error("report", "--findings needs --policy, --reports and --src");
+	if (!policy_lookup(o->c.policy))
+		return usage_error("report", "unknown --policy '%s': give one of: %s",
+				   o->c.policy, policy_names());
+	return 0;
+}
+
+/*
+ * --findings: the reports of a boot no cell attributes (make soak's fuzz
+ * boot), each with the series' own finding it is (series_findings[]) or
+ * null.  Exit 0 when every report is one, 1 when any is not.
+ */
+static int write_findings(const struct report_opts *o)
+{
+	json_t *a = series_findings_json(o->c.reports, o->c.policy, o->c.src), *j;
+	size_t i, ours = 0;
+
+	if (!a)
+		return GUPCTL_EXIT_USAGE;
+	json_array_foreach(a, i, j)
+		ours += json_is_null(json_object_get(j, "series_finding"));
+	if (json_dump_file(a, o->findings, JSON_INDENT(1) | JSON_PRESERVE_ORDER)) {
+		fprintf(stderr, "gupctl report: cannot write %s\n", o->findings);
+		json_decref(a);
+		return GUPCTL_EXIT_USAGE;
+	}
+	printf("%zu kernel report%s: %zu the series' own, %zu not\n", json_array_size(a),
+	       json_array_size(a) == 1 ? "" : "s", json_array_size(a) - ours, ours);
+	json_decref(a);
+	return ours ? GUPCTL_EXIT_REFUSED : GUPCTL_EXIT_OK;
 }
 
 /* 0: options valid; GOPT_HELP: help printed; otherwise an exit code. */
@@ -124,6 +164,9 @@ static int parse_report_opts(int argc, char **argv, struct report_opts *o)
 			    "the guest's matrix document, if it wrote one"),
 		GOPT_STRING(0, "xcheck", &o->c.xcheck, "FILE",
 			    "the guest's cross-check document, if it wrote one"),
+		GOPT_GROUP("A boot's kernel reports, outside the matrix (make soak)"),
+		GOPT_STRING(0, "findings", &o->findings, "FILE",
+			    "write --reports, each marked with the series' own finding it is"),
 		GOPT_END()
 	};
 
@@ -133,8 +176,12 @@ static int parse_report_opts(int argc, char **argv, struct report_opts *o)
 		return ret;
 	o->inputs = argv + argi;
 	o->nr_inputs = argc - argi;
+	if (o->c.out && o->findings)
+		return usage_error("report", "--collect or --findings, not both");
 	if (o->c.out)
 		return check_collect_opts(o);
+	if (o->findings)
+		return check_findings_opts(o);
 	if (!o->md)
 		return usage_error("report", "no --md FILE: where should the markdown go?");
 	if (!o->svg)
@@ -511,8 +558,11 @@ static void md_header(const struct report *r, FILE *f)
 			fputs("not run", f);
 		else
 			fprintf(f, "%d of %d", fl->xcheck_disagree, fl->xcheck_nr);
-		if (fl->verdict)
-			fprintf(f, " | %u | %u | ", fl->nr_reports - fl->nr_unexpected,
+		if (fl->verdict && fl->nr_series)
+			fprintf(f, " | %u | %u (+ %u the series' own) | ",
+				mflavour_expected_reports(fl), fl->nr_unexpected, fl->nr_series);
+		else if (fl->verdict)
+			fprintf(f, " | %u | %u | ", mflavour_expected_reports(fl),
 				fl->nr_unexpected);
 		else
 			fputs(" | no console | no console | ", f);
@@ -635,8 +685,12 @@ static void md_reports(const struct mflavour *fl, FILE *f)
 		fputs("Kernel reports on the console: none.\n\n", f);
 		return;
 	}
-	fprintf(f, "Kernel reports on the console: %u expected, %u not expected.",
-		fl->nr_reports - fl->nr_unexpected, fl->nr_unexpected);
+	fprintf(f, "Kernel reports on the console: %u expected, %u not expected",
+		mflavour_expected_reports(fl), fl->nr_unexpected);
+	if (fl->nr_series)
+		fprintf(f, ", %u the series' own finding%s", fl->nr_series,
+			fl->nr_series == 1 ? "" : "s");
+	fputc('.', f);
 	for (i = 0; i < fl->nr_reports; i++) {
 		const struct mreport *rep = &fl->reports[i];
 
@@ -664,7 +718,7 @@ static void md_reports(const struct mflavour *fl, FILE *f)
 
 		if (rep->expected)
 			continue;
-		fputs("- **not expected** `", f);
+		fputs(rep->series ? "- **the series' own finding** `" : "- **not expected** `", f);
 		md_puts(f, rep->kind);
 		fputs("` ", f);
 		md_report_when(rep, f);
@@ -677,7 +731,7 @@ static void md_reports(const struct mflavour *fl, FILE *f)
 		}
 		fputc('\n', f);
 	}
-	if (fl->nr_unexpected)
+	if (fl->nr_unexpected || fl->nr_series)
 		fputc('\n', f);
 }
 
@@ -1050,7 +1104,9 @@ static void svg_panel(FILE *f, const struct mflavour *ref, const struct mflavour
 		fl->nr_mismatch == 1 ? "" : "es");
 	if (fl->verdict)
 		fprintf(f, ", kernel reports: %u expected, %u unexpected",
-			fl->nr_reports - fl->nr_unexpected, fl->nr_unexpected);
+			mflavour_expected_reports(fl), fl->nr_unexpected);
+	if (fl->verdict && fl->nr_series)
+		fprintf(f, ", %u the series' own", fl->nr_series);
 	fputs("</text>\n", f);
 
 	for (col = 0; col < MATRIX_NR_FLAGS; col++) {
@@ -1312,6 +1368,8 @@ int cmd_report(int argc, char **argv)
 		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
 	if (r.o.c.out)
 		return matrix_collect(&r.o.c);
+	if (r.o.findings)
+		return write_findings(&r.o);
 
 	ret = load_inputs(&r) ?:
 	      read_learned(&r) ?:
@@ -1327,9 +1385,13 @@ int cmd_report(int argc, char **argv)
 		failed += matrix_flavour_failed(fl);
 		printf("%s: %u cells, %u run, %u not applicable, ", fl->name,
 		       fl->nr_present, fl->nr_run, fl->nr_not_applicable);
-		printf("%u mismatch%s, kernel reports: %u expected, %u unexpected\n",
+		printf("%u mismatch%s, kernel reports: %u expected, %u unexpected",
 		       fl->nr_mismatch, fl->nr_mismatch == 1 ? "" : "es",
-		       fl->nr_reports - fl->nr_unexpected, fl->nr_unexpected);
+		       mflavour_expected_reports(fl), fl->nr_unexpected);
+		if (fl->nr_series)
+			printf(", %u the series' own finding%s", fl->nr_series,
+			       fl->nr_series == 1 ? "" : "s");
+		putchar('\n');
 	}
 	for (i = 0; i < r.nr_not_run; i++)
 		printf("%s: not run: %s\n", r.not_run[i].name,

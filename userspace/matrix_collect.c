@@ -190,6 +190,44 @@ bool report_matches(const struct report_exp *e, const struct kreport *k,
 	return true;
 }
 
+const struct series_finding *series_finding_of(const char *policy, const struct kreport *k,
+					       const char *src)
+{
+	const struct series_finding *s;
+	char why[800];
+
+	for (s = series_findings; s->policy; s++)
+		if (!strcmp(s->policy, policy) &&
+		    report_matches(&s->report, k, src, why, sizeof(why)))
+			return s;
+	return NULL;
+}
+
+/* A report's "series_finding": {what, doc}, or null. */
+static json_t *series_json(const struct series_finding *s)
+{
+	return s ? json_pack("{s:s, s:s}", "what", s->what, "doc", s->doc) : json_null();
+}
+
+json_t *series_findings_json(const char *path, const char *policy, const char *src)
+{
+	struct kreports k;
+	json_t *a;
+	size_t i;
+
+	if (kreports_load(path, "report", &k))
+		return NULL;
+	a = json_array();
+	for (i = 0; i < k.nr; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s?, s:i, s:o}",
+			"kind", k.r[i].kind, "title", k.r[i].title,
+			"location", k.r[i].location, "console_line", k.r[i].line,
+			"series_finding",
+			series_json(series_finding_of(policy, &k.r[i], src))));
+	kreports_free(&k);
+	return a;
+}
+
 /* report_matches() for the matrix's cell @mc (@idx), said of that cell. */
 static bool report_expected(const struct collect_opts *o, const struct kreport *k,
 			    unsigned int idx, const struct mcell *mc,
@@ -229,6 +267,7 @@ static const char *no_cell(const struct marker *m, const struct mflavour *fl)
 static int attribute_reports(const struct collect_opts *o, const struct markers *ms,
 			     const struct mflavour *fl, bool *seen, json_t **out)
 {
+	const struct series_finding *series;
 	const struct marker *m;
 	struct kreports k;
 	json_t *a, *cell;
@@ -250,13 +289,21 @@ static int attribute_reports(const struct collect_opts *o, const struct markers 
 						   &fl->cells[m->index], buf, sizeof(buf));
 		if (expected)
 			seen[m->index] = true;
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s?, s:i, s:s?, s:o, s:b, s:s}",
+		/* not the lab's to expect, nor to fail on: a documented finding */
+		series = expected ? NULL : series_finding_of(o->policy, &k.r[i], o->src);
+		if (series) {
+			snprintf(buf, sizeof(buf), "a finding of the series, not of the lab: %s (%s)",
+				 series->what, series->doc);
+			why = NULL;
+		}
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s?, s:i, s:s?, s:o, s:b, s:o, s:s}",
 						   "kind", k.r[i].kind, "title", k.r[i].title,
 						   "location", k.r[i].location,
 						   "console_line", k.r[i].line,
 						   "step", m ? m->step : NULL,
 						   "cell", cell,
 						   "expected", expected,
+						   "series_finding", series_json(series),
 						   "note", why ?: buf));
 	}
 	kreports_free(&k);
@@ -388,7 +435,7 @@ static void print_problems(const struct collect_opts *o, const struct mflavour *
 	for (i = 0; i < fl->nr_reports; i++) {
 		const struct mreport *r = &fl->reports[i];
 
-		if (r->expected)
+		if (r->expected || r->series)
 			continue;
 		if (r->cell != MATRIX_MARK_NONE)
 			snprintf(what, sizeof(what), " during %s cell %d", r->step, r->cell + 1);
@@ -421,8 +468,12 @@ static void print_summary(const struct collect_opts *o, const struct mflavour *f
 	else
 		printf("gup_test: %d checked, %d disagree, ", fl->xcheck_nr,
 		       fl->xcheck_disagree);
-	printf("kernel reports: %u expected, %u unexpected, kernel verdict %s, ",
-	       fl->nr_reports - fl->nr_unexpected, fl->nr_unexpected, o->verdict);
+	printf("kernel reports: %u expected, %u unexpected, ",
+	       mflavour_expected_reports(fl), fl->nr_unexpected);
+	if (fl->nr_series)
+		printf("%u the series' own finding%s, ", fl->nr_series,
+		       fl->nr_series == 1 ? "" : "s");
+	printf("kernel verdict %s, ", o->verdict);
 	if (fl->wall_matrix >= 0)
 		printf("matrix %.1f s, ", fl->wall_matrix);
 	printf("boot %.1f s: %s\n", o->boot_seconds,

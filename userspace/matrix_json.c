@@ -519,6 +519,23 @@ static int parse_xcheck(struct jreader *r, json_t *x, struct mflavour *fl)
 	return 0;
 }
 
+/* A report's "series_finding": absent or null, or {what, doc}. */
+static int parse_series(struct jreader *r, json_t *j, struct mreport *rep)
+{
+	const char *what;
+
+	rep->series = NULL;
+	if (!j || json_is_null(j))
+		return 0;
+	what = json_string_value(json_object_get(j, "what"));
+	if (!json_is_object(j) || !what || !json_is_string(json_object_get(j, "doc")))
+		return jerr(r, "\"series_finding\" is not null or {what, doc}");
+	if (rep->expected)
+		return jerr(r, "an expected report is not a series finding");
+	rep->series = what;
+	return 0;
+}
+
 /* FLAVOUR.json's "kernel_reports". */
 static int parse_reports(struct jreader *r, json_t *a, struct mflavour *fl)
 {
@@ -556,7 +573,11 @@ static int parse_reports(struct jreader *r, json_t *a, struct mflavour *fl)
 		if (!json_is_boolean(json_object_get(j, "expected")))
 			return jerr(r, "\"expected\" is not a boolean");
 		rep->expected = json_is_true(json_object_get(j, "expected"));
-		fl->nr_unexpected += !rep->expected;
+		ret = parse_series(r, json_object_get(j, "series_finding"), rep);
+		if (ret)
+			return ret;
+		fl->nr_series += !rep->expected && rep->series;
+		fl->nr_unexpected += !rep->expected && !rep->series;
 		fl->nr_reports++;
 	}
 	r->where[0] = '\0';
@@ -626,15 +647,16 @@ bool matrix_flavour_failed(const struct mflavour *fl)
 
 json_t *matrix_json_summary(const struct mflavour *fl)
 {
-	return json_pack("{s:i, s:i, s:i, s:i, s:o, s:i, s:i, s:i, s:b}",
+	return json_pack("{s:i, s:i, s:i, s:i, s:o, s:i, s:i, s:i, s:i, s:b}",
 			 "cells", fl->nr_present, "run", fl->nr_run,
 			 "not_applicable", fl->nr_not_applicable,
 			 "mismatches", fl->nr_mismatch,
 			 "xcheck_disagree", fl->xcheck_nr < 0 ? json_null() :
 					    json_integer(fl->xcheck_disagree),
 			 "kernel_reports", fl->nr_reports,
-			 "expected_kernel_reports", fl->nr_reports - fl->nr_unexpected,
+			 "expected_kernel_reports", mflavour_expected_reports(fl),
 			 "unexpected_kernel_reports", fl->nr_unexpected,
+			 "series_findings", fl->nr_series,
 			 "passed", !matrix_flavour_failed(fl));
 }
 

@@ -47,6 +47,7 @@ struct mreport {
 	const char *step;		/* NULL: before the first marker */
 	int cell;			/* MATRIX_MARK_NONE: none */
 	bool expected;
+	const char *series;		/* not expected: the series finding it is */
 	const char *note;		/* why (not) expected, or NULL */
 };
 
@@ -61,8 +62,15 @@ struct mflavour {
 	/* FLAVOUR.json only (absent: xcheck_nr < 0, no reports) */
 	int xcheck_nr, xcheck_disagree;
 	struct mreport *reports;
-	unsigned int nr_reports, nr_unexpected;	/* expected: the difference */
+	/* expected: nr_reports - nr_unexpected - nr_series */
+	unsigned int nr_reports, nr_unexpected, nr_series;
 };
+
+/* The reports of @fl its cells expected. */
+static inline unsigned int mflavour_expected_reports(const struct mflavour *fl)
+{
+	return fl->nr_reports - fl->nr_unexpected - fl->nr_series;
+}
 
 /* A cell's measured and expected outcomes in words, for pages and messages. */
 void mcell_measured_str(char *buf, size_t size, const struct mcell *c);
@@ -145,6 +153,16 @@ struct report_exp;
  */
 bool report_matches(const struct report_exp *e, const struct kreport *k,
 		    const char *src, char *why, size_t size);
+struct series_finding;
+/* The documented finding of @policy's series that @k is, or NULL. */
+const struct series_finding *series_finding_of(const char *policy, const struct kreport *k,
+					       const char *src);
+/*
+ * The kernel reports at @path (qemu/scan-console.sh --reports) of a boot
+ * of @policy, each with its "series_finding" ({what, doc} or null); NULL
+ * after saying on stderr why it could not.
+ */
+json_t *series_findings_json(const char *path, const char *policy, const char *src);
 
 /* gupctl report --collect (matrix_collect.c, host only). */
 struct collect_opts {

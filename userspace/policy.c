@@ -73,6 +73,21 @@ static struct expectation not_applicable(const char *reason)
 				     .reason = reason };
 }
 
+const struct series_finding series_findings[] = {
+	/*
+	 * patches/gup-v7/0003: folio_longterm_write_pin_allowed() begins with
+	 * lockdep_assert_irqs_disabled(), as only GUP-fast called it in the
+	 * series' tree; in 6.1, try_grab_folio() calls it, and so does the
+	 * slow hugetlb path, follow_hugetlb_page(), with interrupts on.
+	 * gup-v9 drops the check from try_grab_folio() (patches/gup-v9).
+	 */
+	{ .policy = "v7",
+	  .report = { "warning", "mm/gup.c", "lockdep_assert_irqs_disabled()" },
+	  .what = "v7's lockdep_assert_irqs_disabled() fired: a GUP path reached try_grab_folio() with interrupts on (6.1's follow_hugetlb_page() does)",
+	  .doc = "docs/reliability.md#the-series-own-findings" },
+	{ .policy = NULL }
+};
+
 bool method_is_fast(unsigned int method)
 {
 	return method == GUP_PIN_METHOD_PIN_FAST ||

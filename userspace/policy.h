@@ -65,6 +65,23 @@ struct report_exp {
 	const char *text;	/* source text on the WARN's line */
 };
 
+/*
+ * A kernel report a series itself causes, in whatever cell or operation
+ * reaches its code: found by the lab, traced, and documented at @doc.  No
+ * policy expects it (the policies model what GUP allows, not a series'
+ * own bugs), so a run neither counts it as expected nor fails on it as
+ * the lab's: it lists it, each time, as this finding.
+ */
+struct series_finding {
+	const char *policy;		/* patches/flavours' gup column */
+	struct report_exp report;	/* matched as report_matches() does */
+	const char *what;		/* one line */
+	const char *doc;		/* where its trace and cause are */
+};
+
+/* Every documented series finding; the last entry's .policy is NULL. */
+extern const struct series_finding series_findings[];
+
 struct expectation {
 	enum outcome outcome;
 	int err;		/* positive errno when OUTCOME_REFUSED */

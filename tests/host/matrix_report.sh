@@ -466,7 +466,7 @@ tap_like "$(jq -r '.cells[27].note' "$C/stock.json")" \
 tap_is "$(jq -c '[.job, .flavour, .policy, .ext4, .kernel_release, .input_hash,
 	.kernel_verdict, .wall_seconds, (.cells | length), .xcheck.checked,
 	.summary]' "$C/stock.json" 2>&1)" \
-	'["matrix","stock","stock","warn","6.1.0-test-stock","0123456789abcdef","bug",{"boot":9.7,"matrix":1.2,"xcheck":3.5},4224,1,{"cells":4224,"run":4224,"not_applicable":0,"mismatches":3,"xcheck_disagree":0,"kernel_reports":6,"expected_kernel_reports":1,"unexpected_kernel_reports":5,"passed":false}]' \
+	'["matrix","stock","stock","warn","6.1.0-test-stock","0123456789abcdef","bug",{"boot":9.7,"matrix":1.2,"xcheck":3.5},4224,1,{"cells":4224,"run":4224,"not_applicable":0,"mismatches":3,"xcheck_disagree":0,"kernel_reports":6,"expected_kernel_reports":1,"unexpected_kernel_reports":5,"series_findings":0,"passed":false}]' \
 	"collect: the run's facts, the guest's cells and cross-check, the summary"
 expect "collect: the document reads back" 1 out \
 	"stock: 4224 cells, 4224 run, 0 not applicable, 3 mismatches, kernel reports: 1 expected, 5 unexpected" \
@@ -495,6 +495,53 @@ expect "collect: only expected WARNINGs, verdict warning: passed, exit 0" 0 out 
 	--reports "$C/clean.json" --src "$C/src" --matrix "$C/matrix-ok.json" --xcheck "$C/xcheck.json"
 tap_is "$(jq -c '.summary | [.expected_kernel_reports, .unexpected_kernel_reports, .passed]' "$C/ok.json" 2>&1)" \
 	'[1,0,true]' "collect: the summary counts it expected"
+
+# The series' own finding (series_findings[], userspace/policy.c): gup-v7's
+# lockdep_assert_irqs_disabled() WARNs in a cell that expects nothing.  On
+# a v7 flavour it is listed as that finding, neither expected nor failing;
+# on any other policy it is an unexpected report.
+mkdir -p "$C/v7src/mm"
+printf '%s\n' '/* planted */' 'static bool f(void)' "	if ($W61)" \
+	'	lockdep_assert_irqs_disabled();' >"$C/v7src/mm/gup.c"
+sed '/gup-lab: matrix cell 5\r$/a [    2.100000] WARNING: CPU: 0 PID: 180 at ../src/mm/gup.c:4 try_grab_folio+0xa6/0x148\r' \
+	"$C/clean.log" >"$C/v7.log"
+"$ROOT/qemu/scan-console.sh" --reports "$C/v7.log" >"$C/v7.json"
+for p in v7 v9; do
+	jq --arg p $p '.flavour = "gup-" + $p | .policy = $p' "$C/matrix-ok.json" >"$C/matrix-$p.json"
+	jq --arg p $p '.policy = $p' "$C/xcheck.json" >"$C/xcheck-$p.json"
+done
+v7collect=(report --collect "$C/v7out.json" --ext4 warn --input-hash 0
+	--kernel-verdict warning --boot-seconds 1 --console "$C/v7.log" --reports "$C/v7.json"
+	--src "$C/v7src")
+expect "collect: the series' own finding is listed as one, and the flavour passes" 0 out \
+	"kernel reports: 1 expected, 0 unexpected, 1 the series' own finding, kernel verdict warning" \
+	-- "${v7collect[@]}" --flavour gup-v7 --policy v7 --matrix "$C/matrix-v7.json" \
+	--xcheck "$C/xcheck-v7.json"
+tap_is "$(jq -c '[.kernel_reports[] | [.cell, .expected, .series_finding.doc]], .summary.series_findings' "$C/v7out.json" 2>&1)" \
+	'[[5,false,"docs/reliability.md#the-series-own-findings"],[27,true,null]]
+1' "collect: ... kept in the document with the cell it happened in, never dropped"
+expect "md: ... and on the page" 0 out "1 the series' own finding" \
+	-- report --md "$C/v7.md" --svg "$C/v7.svg" "$C/v7out.json"
+tap_like "$(cat "$C/v7.md")" "^- \*\*the series' own finding\*\* \`warning\` during matrix cell 5 .*\(a finding of the series, not of the lab: v7's lockdep_assert_irqs_disabled\(\) fired" \
+	"md: the finding with its cell and what it is"
+expect "collect: the same report on another policy is unexpected" 1 out \
+	"kernel reports: 1 expected, 1 unexpected, kernel verdict warning" \
+	-- "${v7collect[@]}" --flavour gup-v9 --policy v9 --matrix "$C/matrix-v9.json" \
+	--xcheck "$C/xcheck-v9.json"
+expect "findings: a boot's reports, the series' own and the rest: exit 1 when any is not" 1 out \
+	"2 kernel reports: 1 the series' own, 1 not" \
+	-- report --findings "$C/f.json" --policy v7 --reports "$C/v7.json" --src "$C/v7src"
+tap_is "$(jq -c '[.[] | [.location, .series_finding.doc]]' "$C/f.json" 2>&1)" \
+	'[["mm/gup.c:4","docs/reliability.md#the-series-own-findings"],["mm/gup.c:3",null]]' \
+	"findings: each report marked"
+jq '[.[] | select(.location == "mm/gup.c:4")]' "$C/v7.json" >"$C/v7only.json"
+expect "findings: only the series' own: exit 0" 0 out "1 kernel report: 1 the series' own, 0 not" \
+	-- report --findings "$C/f.json" --policy v7 --reports "$C/v7only.json" --src "$C/v7src"
+expect "findings: needs --src" 2 err "--findings needs --policy, --reports and --src" \
+	-- report --findings "$C/f.json" --policy v7 --reports "$C/v7only.json"
+expect "findings: not with --collect" 2 err "--collect or --findings, not both" \
+	-- report --findings "$C/f.json" "${v7collect[@]}" --flavour gup-v7 --policy v7
+
 expect "collect: the same with a worse verdict than warning fails" 1 out ": FAILED" \
 	-- report --collect "$C/ok2.json" --flavour stock --policy stock --ext4 warn \
 	--input-hash 0 --kernel-verdict oops --boot-seconds 1 --console "$C/clean.log" \
@@ -589,7 +636,7 @@ check_help() {
 matrix_opts="--expect --ext4-dir --flavour --help --json --policy --ramfs-dir --tmpfs-dir"
 xcheck_opts="--ext4-dir --foll-force --foll-longterm --foll-touch --gup-test --help --json --matrix
 --policy --ramfs-dir --tmpfs-dir --tool-foll-touch"
-report_opts="--boot-seconds --collect --console --ext4 --flavour --help --input-hash
+report_opts="--boot-seconds --collect --console --ext4 --findings --flavour --help --input-hash
 --kernel-verdict --learned --matrix --md --policies --policy --reports --src --svg --xcheck"
 
 for cmd in matrix xcheck report; do
@@ -660,7 +707,7 @@ accepted "every page option report --help lists is accepted" "no RESULTS" \
 	"--md --svg --learned" report --md "$TMP/a.md" --svg "$TMP/a.svg"
 accepted "every --collect option report --help lists is accepted" \
 	"--collect writes one document" \
-	"$(tr ' ' '\n' <<<"$report_opts" | grep -vxE -- '--(md|svg|learned|help)')" \
+	"$(tr ' ' '\n' <<<"$report_opts" | grep -vxE -- '--(md|svg|learned|help|findings)')" \
 	report --collect "$TMP/x.json" --flavour stock --policy stock --md x
 
 # mainline (6.12.118) and gup-v9 (our 6.5 semantics on 6.1) differ only
