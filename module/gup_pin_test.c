@@ -44,6 +44,7 @@
 #include <linux/seq_file.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "gup_compat.h"
@@ -392,85 +393,90 @@ static bool gpt_judge_pin(struct mm_struct *mm, const struct gpt_pin *pin,
  * The _remote methods get the caller's own mm: the device must never reach
  * into another process.
  */
-static long gpt_gup_locked(struct gpt_pin *pin, unsigned int foll)
+/* The methods whose callers hold mmap_lock across the call (6.1 API). */
+static bool gpt_method_locked(u32 method)
 {
-	unsigned long start = pin->addr, nr = pin->nr_requested;
-	struct mm_struct *mm = current->mm;
-	struct page **pages = pin->pages;
-	long ret;
+	return method == GUP_PIN_METHOD_PIN || method == GUP_PIN_METHOD_GET ||
+	       method == GUP_PIN_METHOD_PIN_REMOTE ||
+	       method == GUP_PIN_METHOD_GET_REMOTE;
+}
 
-	if (mmap_read_lock_killable(mm))
-		return -EINTR;
-	switch (pin->method) {
+/*
+ * One GUP call of @method on the caller's own mm, its return value as is.
+ * For gpt_method_locked() methods the caller holds mmap_lock for read; the
+ * others take it themselves when they need it.
+ */
+static long gpt_gup_call(u32 method, unsigned long start, unsigned long nr,
+			 unsigned int foll, struct page **pages)
+{
+	struct mm_struct *mm = current->mm;
+
+	switch (method) {
+	case GUP_PIN_METHOD_PIN_FAST:
+		return pin_user_pages_fast(start, nr, foll, pages);
+	case GUP_PIN_METHOD_GET_FAST:
+		return get_user_pages_fast(start, nr, foll, pages);
+	case GUP_PIN_METHOD_PIN_UNLOCKED:
+		return pin_user_pages_unlocked(start, nr, pages, foll);
+	case GUP_PIN_METHOD_GET_UNLOCKED:
+		return get_user_pages_unlocked(start, nr, pages, foll);
 	case GUP_PIN_METHOD_PIN:
-		ret = gpt_pin_user_pages(start, nr, foll, pages);
-		break;
+		return gpt_pin_user_pages(start, nr, foll, pages);
 	case GUP_PIN_METHOD_GET:
-		ret = gpt_get_user_pages(start, nr, foll, pages);
-		break;
+		return gpt_get_user_pages(start, nr, foll, pages);
 	case GUP_PIN_METHOD_PIN_REMOTE:
-		ret = gpt_pin_user_pages_remote(mm, start, nr, foll, pages);
-		break;
+		return gpt_pin_user_pages_remote(mm, start, nr, foll, pages);
 	default:
-		ret = gpt_get_user_pages_remote(mm, start, nr, foll, pages);
-		break;
+		return gpt_get_user_pages_remote(mm, start, nr, foll, pages);
 	}
-	if (ret > 0)
-		pin->writable = gpt_judge_pin(mm, pin, ret);
-	mmap_read_unlock(mm);
-	return ret;
 }
 
 /*
  * One GUP call of the requested method, its return value as is, and the
- * write rule's verdict in pin->writable.  A fatal signal while waiting for
- * mmap_lock to judge leaves the pin read-only.
+ * write rule's verdict in pin->writable, judged under the mmap_lock the
+ * locked methods were called with (the others take it after the call).  A
+ * fatal signal while waiting for mmap_lock to judge leaves the pin
+ * read-only.
  */
 static long gpt_gup(struct gpt_pin *pin)
 {
-	unsigned int foll = gpt_foll_flags(pin->flags);
-	unsigned long start = pin->addr, nr = pin->nr_requested;
 	struct mm_struct *mm = current->mm;
-	struct page **pages = pin->pages;
+	bool locked = gpt_method_locked(pin->method);
 	long ret;
 
-	switch (pin->method) {
-	case GUP_PIN_METHOD_PIN_FAST:
-		ret = pin_user_pages_fast(start, nr, foll, pages);
-		break;
-	case GUP_PIN_METHOD_GET_FAST:
-		ret = get_user_pages_fast(start, nr, foll, pages);
-		break;
-	case GUP_PIN_METHOD_PIN_UNLOCKED:
-		ret = pin_user_pages_unlocked(start, nr, pages, foll);
-		break;
-	case GUP_PIN_METHOD_GET_UNLOCKED:
-		ret = get_user_pages_unlocked(start, nr, pages, foll);
-		break;
-	default:
-		return gpt_gup_locked(pin, foll);
-	}
-	if (ret > 0 && !mmap_read_lock_killable(mm)) {
+	if (locked && mmap_read_lock_killable(mm))
+		return -EINTR;
+	ret = gpt_gup_call(pin->method, pin->addr, pin->nr_requested,
+			   gpt_foll_flags(pin->flags), pin->pages);
+	if (ret > 0 && (locked || !mmap_read_lock_killable(mm))) {
 		pin->writable = gpt_judge_pin(mm, pin, ret);
-		mmap_read_unlock(mm);
+		locked = true;
 	}
+	if (locked)
+		mmap_read_unlock(mm);
 	return ret;
+}
+
+/* Give back @nr pages a call of @method took, marking them dirty first. */
+static void gpt_put_pages(u32 method, struct page **pages, unsigned long nr,
+			  bool dirty)
+{
+	unsigned long i;
+
+	if (gpt_method_pins(method)) {
+		unpin_user_pages_dirty_lock(pages, nr, dirty);
+		return;
+	}
+	for (i = 0; i < nr; i++) {
+		if (dirty)
+			set_page_dirty_lock(pages[i]);
+		put_page(pages[i]);
+	}
 }
 
 static void gpt_release_pages(struct gpt_pin *pin)
 {
-	u32 i;
-
-	if (gpt_method_pins(pin->method)) {
-		unpin_user_pages_dirty_lock(pin->pages, pin->nr_pinned,
-					    pin->dirty);
-		return;
-	}
-	for (i = 0; i < pin->nr_pinned; i++) {
-		if (pin->dirty)
-			set_page_dirty_lock(pin->pages[i]);
-		put_page(pin->pages[i]);
-	}
+	gpt_put_pages(pin->method, pin->pages, pin->nr_pinned, pin->dirty);
 }
 
 static void gpt_pin_put(struct gpt_pin *pin)
@@ -956,6 +962,128 @@ static bool gpt_is_version_ioctl(unsigned int cmd)
 	       _IOC_SIZE(cmd) >= sizeof(__u32);
 }
 
+/* Argument checks of BENCH, as PIN's (gpt_check_pin_req()); 0 or -EINVAL. */
+static int gpt_check_bench_req(const struct gup_pin_bench *b)
+{
+	const struct gup_pin_req req = {
+		.addr = b->addr, .len = b->len, .method = b->method, .flags = b->flags,
+	};
+
+	if (b->nr_per_call == 0 || b->nr_taken || b->pin_ns || b->unpin_ns ||
+	    b->err || memchr_inv(b->reserved, 0, sizeof(b->reserved)))
+		return -EINVAL;
+	return gpt_check_pin_req(&req);
+}
+
+/*
+ * Hold @nr pages of max_pages_total for a BENCH call, as pins do, so that
+ * pins and benches together never take more than the bound.
+ */
+static int gpt_reserve_bench(const struct gup_pin_bench *b, u64 nr)
+{
+	int ret = 0;
+
+	mutex_lock(&gpt_lock);
+	if (!gpt_kernel_has_flags(b->flags))
+		ret = -EOPNOTSUPP;
+	else if (gpt_pages_reserved + nr > max_pages_total)
+		ret = -ENOSPC;
+	else
+		gpt_pages_reserved += nr;
+	mutex_unlock(&gpt_lock);
+	return ret;
+}
+
+static void gpt_unreserve(u64 nr)
+{
+	mutex_lock(&gpt_lock);
+	gpt_pages_reserved -= nr;
+	mutex_unlock(&gpt_lock);
+}
+
+/*
+ * The timed part of BENCH, as mm/gup_test.c's __gup_test_ioctl() times its
+ * *_BENCHMARK commands: back-to-back calls of @b->nr_per_call pages (the
+ * last one shorter), stopping at the first that takes fewer than it asked
+ * for, then every page given back; mmap_lock held across both for the
+ * locked methods, outside the clock.  Returns the pages taken.
+ */
+static unsigned long gpt_bench_run(struct gup_pin_bench *b, struct page **pages,
+				   unsigned long nr)
+{
+	unsigned int foll = gpt_foll_flags(b->flags);
+	unsigned long done = 0, chunk;
+	long ret;
+	u64 t0;
+
+	t0 = ktime_get_ns();
+	while (done < nr) {
+		chunk = min_t(unsigned long, b->nr_per_call, nr - done);
+		ret = gpt_gup_call(b->method, b->addr + (done << PAGE_SHIFT), chunk,
+				   foll, pages + done);
+		if (ret < 0) {
+			b->err = -ret;
+			break;
+		}
+		done += ret;
+		if (ret < chunk)
+			break;
+	}
+	b->pin_ns = ktime_get_ns() - t0;
+
+	t0 = ktime_get_ns();
+	gpt_put_pages(b->method, pages, done, false);
+	b->unpin_ns = ktime_get_ns() - t0;
+	return done;
+}
+
+/*
+ * GUP_PIN_IOC_BENCH: -EINVAL for a bad request, -EOPNOTSUPP for a flag this
+ * kernel lacks, -ENOSPC over max_pages_total, -EINTR if killed waiting for
+ * mmap_lock.  A GUP call's error is the answer's @err, not the ioctl's:
+ * the time until it is still measured.  Nothing outlives the call.
+ */
+static long gpt_ioctl_bench(void __user *argp)
+{
+	struct mm_struct *mm = current->mm;
+	bool locked;
+	struct gup_pin_bench b;
+	struct page **pages;
+	long ret;
+	u64 nr;
+
+	if (copy_from_user(&b, argp, sizeof(b)))
+		return -EFAULT;
+	ret = gpt_check_bench_req(&b);
+	if (ret) {
+		gpt_count_bad_request();
+		return ret;
+	}
+	nr = b.len >> PAGE_SHIFT;
+	ret = gpt_reserve_bench(&b, nr);
+	if (ret)
+		return ret;
+	/* nr <= max_pages_total: the array is bounded by a module parameter */
+	pages = kvcalloc(nr, sizeof(*pages), GFP_KERNEL);
+	if (!pages) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	locked = gpt_method_locked(b.method);
+	if (locked && mmap_read_lock_killable(mm)) {
+		ret = -EINTR;
+		goto out;
+	}
+	b.nr_taken = gpt_bench_run(&b, pages, nr);
+	if (locked)
+		mmap_read_unlock(mm);
+	ret = copy_to_user(argp, &b, sizeof(b)) ? -EFAULT : 0;
+out:
+	kvfree(pages);
+	gpt_unreserve(nr);
+	return ret;
+}
+
 static long gpt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct gpt_file *gf = file->private_data;
@@ -974,6 +1102,8 @@ static long gpt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return gpt_ioctl_unpin(gf, argp);
 	case GUP_PIN_IOC_STATE:
 		return gpt_ioctl_state(gf, argp);
+	case GUP_PIN_IOC_BENCH:
+		return gpt_ioctl_bench(argp);
 	}
 	return -ENOTTY;
 }

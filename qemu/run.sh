@@ -23,6 +23,7 @@ usage: qemu/run.sh --flavour F [options]
   --scratch-mb N         size of the fresh scratch ext4 at /mnt/ext4 (256)
   --timeout S            end a run that has not finished after S s (600)
   --memory MB            guest memory (1024)
+  --append 'ARGS'        more kernel command-line parameters (e.g. tsc=reliable)
   --kvm                  use KVM after a probe boot succeeds (default TCG)
   --out DIR              keep the run's files here (default under the cache)
   --report FILE          write the run's report (JSON) to FILE
@@ -35,7 +36,7 @@ USAGE
 }
 
 flavour='' cmd='' interactive=0 results='' scratch_mb=256 timeout_s=600
-memory=1024 use_kvm=0 out='' report='' allow_reports=0 quiet=0 files=()
+memory=1024 use_kvm=0 out='' report='' allow_reports=0 quiet=0 files=() append=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--flavour) flavour=${2:?}; shift ;;
@@ -46,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--scratch-mb) scratch_mb=${2:?}; shift ;;
 	--timeout) timeout_s=${2:?}; shift ;;
 	--memory) memory=${2:?}; shift ;;
+	--append) append=${2:?}; shift ;;
 	--kvm) use_kvm=1 ;;
 	--out) out=${2:?}; shift ;;
 	--report) report=${2:?}; shift ;;
@@ -101,7 +103,7 @@ mkfs.ext4 -q -F -L scratch "$out/scratch.img" "${scratch_mb}M" >/dev/null
 qemu=(qemu-system-x86_64 -machine q35 -m "$memory" -smp 2 -nodefaults
 	-no-reboot -display none
 	-kernel "$kdir/build/arch/x86/boot/bzImage"
-	-append "console=ttyS0 root=/dev/vda rw init=/sbin/gup-lab-init panic=-1 oops=panic hung_task_panic=1 quiet loglevel=7"
+	-append "console=ttyS0 root=/dev/vda rw init=/sbin/gup-lab-init panic=-1 oops=panic hung_task_panic=1 quiet loglevel=7${append:+ $append}"
 	-drive "file=$rootfs,if=virtio,format=raw,snapshot=on"
 	-drive "file=$out/scratch.img,if=virtio,format=raw"
 	-drive "file=$out/control.img,if=virtio,format=raw")

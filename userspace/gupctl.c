@@ -46,6 +46,8 @@ static const struct command commands[] = {
 	{ .name = "fuzz", .run = cmd_fuzz,
 	  .summary = "seeded random and adversarial requests, each answer judged against the ABI" },
 
+	{ .name = "bench", .run = cmd_bench,
+	  .summary = "time GUP in the kernel per method, flags and backing, beside gup_test" },
 	{ .name = "consumers", .run = cmd_consumers,
 	  .summary = "the kernel's GUP users (ptrace, O_DIRECT, io_uring...) per backing, judged" },
 	{ .name = "help", .run = cmd_help,

@@ -38,6 +38,9 @@ int cmd_matrix(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_xcheck(int argc, char **argv);
 int cmd_fuzz(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+/* gupctl bench report (bench_report.c, host only) */
+int bench_report(int argc, char **argv);
 int cmd_longterm(int argc, char **argv);
 int cmd_consumers(int argc, char **argv);
 

@@ -112,6 +112,11 @@ int gupdev_state(struct gupdev *dev, __u32 id, __u32 first,
 	return ret;
 }
 
+int gupdev_bench(struct gupdev *dev, struct gup_pin_bench *b)
+{
+	return xioctl(dev, GUP_PIN_IOC_BENCH, b);
+}
+
 int gupdev_debugfs_probe(void)
 {
 	struct statfs sfs;

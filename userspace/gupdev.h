@@ -56,6 +56,13 @@ int gupdev_state(struct gupdev *dev, __u32 id, __u32 first,
 		 struct gup_page_state *pages, __u32 *count);
 
 /*
+ * GUP_PIN_IOC_BENCH: @b in (addr, len, method, flags, nr_per_call, the
+ * rest 0), the timings out.  -errno: the driver refused the request; a
+ * GUP call's error is b->err.
+ */
+int gupdev_bench(struct gupdev *dev, struct gup_pin_bench *b);
+
+/*
  * debugfs (GUP_PIN_TEST_DEBUGFS).  gupdev_debugfs_probe(): 0 the module's
  * directory is there; -ENODEV debugfs is not mounted on /sys/kernel/debug;
  * -ENOENT debugfs is mounted but the module's directory is absent; -EACCES

@@ -34,7 +34,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GUP_PIN_TEST_ABI_VERSION	2
+#define GUP_PIN_TEST_ABI_VERSION	3
 #define GUP_PIN_TEST_DEVICE		"/dev/gup_test"
 #define GUP_PIN_TEST_DEBUGFS		"/sys/kernel/debug/gup_pin_test"
 
@@ -192,6 +192,34 @@ struct gup_pin_state_req {
 };
 
 /*
+ * GUP_PIN_IOC_BENCH (ABI 3): time GUP itself, as mm/gup_test.c times its
+ * *_BENCHMARK commands, so that the two can be set side by side.  The
+ * pages of [addr, addr + len) are taken with @method and @flags in
+ * back-to-back calls of @nr_per_call pages (the last one shorter),
+ * stopping at the first call that takes fewer pages than it asked for;
+ * then every page taken is given back (unpin_user_pages() for the pin
+ * methods, put_page() for the get ones).  @pin_ns is ktime_get_ns() around
+ * the calls, @unpin_ns around the giving back; the locked methods (pin,
+ * get and the _remote ones) hold mmap_lock across both, outside the clock.
+ * Nothing outlives the ioctl: no pin id, nothing written or dirtied.  addr,
+ * len, method and flags are checked as PIN's; the pages count against
+ * max_pages_total while the call runs (ENOSPC), not max_pages_per_pin.  A
+ * GUP call's error is reported in @err (the ioctl succeeds).
+ */
+struct gup_pin_bench {
+	__u64 addr;			/* in */
+	__u64 len;			/* in: bytes */
+	__u32 method;			/* in: enum gup_pin_method */
+	__u32 flags;			/* in: GUP_PIN_FLAG_* */
+	__u32 nr_per_call;		/* in: pages per GUP call, >= 1 */
+	__u32 nr_taken;			/* out: pages taken in all (in: 0) */
+	__u64 pin_ns;			/* out: the GUP calls (in: 0) */
+	__u64 unpin_ns;			/* out: giving the pages back (in: 0) */
+	__u32 err;			/* out: positive errno of the call that failed, or 0 */
+	__u32 reserved[3];		/* must be 0 */
+};
+
+/*
  * A driver-specific type (0xB8 is unassigned in ioctl-number.rst) and
  * numbers well clear of the VFS's own ioctls, which are answered before
  * the driver sees them.
@@ -205,5 +233,6 @@ struct gup_pin_state_req {
 #define GUP_PIN_IOC_READ	_IOW(GUP_PIN_IOC_TYPE, 0x43, struct gup_pin_io)
 #define GUP_PIN_IOC_UNPIN	_IOW(GUP_PIN_IOC_TYPE, 0x44, struct gup_pin_unpin)
 #define GUP_PIN_IOC_STATE	_IOWR(GUP_PIN_IOC_TYPE, 0x45, struct gup_pin_state_req)
+#define GUP_PIN_IOC_BENCH	_IOWR(GUP_PIN_IOC_TYPE, 0x46, struct gup_pin_bench)
 
 #endif /* _UAPI_GUP_PIN_TEST_H */

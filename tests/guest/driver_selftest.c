@@ -681,6 +681,127 @@ TEST_F(gup_test, version)
 }
 
 /* Anon memory: every method takes it writable, on every flavour. */
+/* ---- BENCH (ABI 3): bad requests refused, nothing outlives the call ---- */
+
+/* A BENCH of the fixture's page: one page, one per call. */
+static struct gup_pin_bench bench_req(const unsigned char *page)
+{
+	struct gup_pin_bench b = {
+		.addr = (uintptr_t)page, .len = ps,
+		.method = GUP_PIN_METHOD_PIN_FAST, .flags = GUP_PIN_FLAG_WRITE,
+		.nr_per_call = 1,
+	};
+
+	return b;
+}
+
+TEST_F(bad_input, bench_null)
+{
+	EXPECT_RET(-EFAULT, bad_ioctl(&self->dev, GUP_PIN_IOC_BENCH, NULL));
+}
+
+TEST_F(bad_input, bench_nr_per_call_zero)
+{
+	struct gup_pin_bench b = bench_req(self->page);
+
+	b.nr_per_call = 0;
+	EXPECT_RET(-EINVAL, gupdev_bench(&self->dev, &b));
+}
+
+TEST_F(bad_input, bench_method_count)
+{
+	struct gup_pin_bench b = bench_req(self->page);
+
+	b.method = GUP_PIN_METHOD_COUNT;
+	EXPECT_RET(-EINVAL, gupdev_bench(&self->dev, &b));
+}
+
+TEST_F(bad_input, bench_flag_bit4)
+{
+	struct gup_pin_bench b = bench_req(self->page);
+
+	b.flags = 1U << 4;
+	EXPECT_RET(-EINVAL, gupdev_bench(&self->dev, &b));
+}
+
+TEST_F(bad_input, bench_misaligned_len)
+{
+	struct gup_pin_bench b = bench_req(self->page);
+
+	b.len = ps + 1;
+	EXPECT_RET(-EINVAL, gupdev_bench(&self->dev, &b));
+}
+
+TEST_F(bad_input, bench_len_wraps)
+{
+	struct gup_pin_bench b = bench_req(self->page);
+
+	b.len = -(__u64)ps;
+	EXPECT_RET(-EINVAL, gupdev_bench(&self->dev, &b));
+}
+
+/* The out fields must come in as 0, the reserved ones too. */
+TEST_F(bad_input, bench_out_fields_set)
+{
+	struct gup_pin_bench b = bench_req(self->page);
+
+	b.pin_ns = 1;
+	EXPECT_RET(-EINVAL, gupdev_bench(&self->dev, &b));
+	b = bench_req(self->page);
+	b.reserved[2] = 1;
+	EXPECT_RET(-EINVAL, gupdev_bench(&self->dev, &b));
+}
+
+/* One page past what max_pages_total leaves beside the fixture's pin. */
+TEST_F(bad_input, bench_over_max_pages_total)
+{
+	struct gup_pin_bench b = bench_req(self->page);
+
+	b.addr = 1UL << 30;
+	b.len = (__u64)self->dev.ver.max_pages_total * ps;
+	EXPECT_RET(-ENOSPC, gupdev_bench(&self->dev, &b));
+}
+
+/*
+ * A hole: the GUP call's -EFAULT is the answer's err, the ioctl succeeds,
+ * nothing is taken and nothing stays.
+ */
+TEST_F(bad_input, bench_hole_is_err)
+{
+	struct gup_pin_bench b = bench_req(self->page);
+
+	b.addr = 1UL << 30;
+	EXPECT_RET(0, gupdev_bench(&self->dev, &b));
+	EXPECT_EQ((__u32)EFAULT, b.err);
+	EXPECT_EQ(0U, b.nr_taken);
+}
+
+/*
+ * Every method takes every page of 16 written anon pages, a few per call,
+ * and gives them back: no pin left, the pages still the process's own.
+ */
+TEST_F(gup_test, bench_takes_and_gives_back)
+{
+	unsigned char *p = map_anon(_metadata, &self->mem, 16);
+	unsigned int m;
+
+	memset(p, 0x3c, 16 * ps);
+	for (m = 0; m < GUP_PIN_METHOD_COUNT; m++) {
+		struct gup_pin_bench b = {
+			.addr = (uintptr_t)p, .len = 16 * ps, .method = m,
+			.flags = GUP_PIN_FLAG_WRITE, .nr_per_call = 5,
+		};
+
+		ASSERT_RET(0, gupdev_bench(&self->dev, &b));
+		EXPECT_EQ(0U, b.err) TH_LOG("method %u: %s", m, ret_name(-(int)b.err));
+		EXPECT_EQ(16U, b.nr_taken) TH_LOG("method %u", m);
+		/* 0 is possible: under the jiffies clock a short run is one tick */
+		EXPECT_LT(b.pin_ns + b.unpin_ns, 10000000000ULL) TH_LOG("method %u: over 10 s", m);
+		expect_nothing_pinned(_metadata, "after BENCH");
+	}
+	EXPECT_EQ(0x3c, p[15 * ps]);
+}
+
 static void anon_roundtrip(struct __test_metadata *_metadata,
 			   struct gupdev *dev, struct target *mem,
 			   unsigned int method)
