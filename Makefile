@@ -5,7 +5,7 @@
 FLAVOURS := $(shell awk '!/^\#/ && NF { print $$1 }' patches/flavours)
 FLAVOUR ?= stock
 
-.PHONY: all deps kernels rootfs modules gupctl shell boot lab matrix docs repro consumers soak check lint clean
+.PHONY: all deps kernels rootfs modules gupctl shell boot lab matrix docs repro consumers soak bench bench-pipeline check lint clean
 
 all: kernels rootfs modules gupctl
 
@@ -64,6 +64,17 @@ consumers: kernels rootfs gupctl
 # kernels (many minutes each).  A results directory under results/soak/.
 soak: deps
 	@jobs/soak.sh
+
+# What GUP costs under each policy: gupctl bench (and the kernel's own
+# gup_test beside it) on stock, gup-v1, gup-v7 and gup-v9, round-robin
+# boots: results/bench/; `make docs` turns it into docs/bench.md.
+bench: all
+	@jobs/bench.sh
+
+# How fast the lab answers: a scripted boot's parts, warm `make check`,
+# medians of several runs: results/pipeline/ (docs/performance.md).
+bench-pipeline: all
+	@jobs/bench-pipeline.sh
 
 check: deps
 	@tests/run.sh

@@ -108,7 +108,8 @@ done
 
 status=0
 if [ ${#docs[@]} -gt 0 ]; then
-	"$gupctl" bench report --md "$out/bench.md" --svg "$out/bench.svg" "${docs[@]}" ||
+	"$gupctl" bench report --from "$out" --md "$out/bench.md" --svg "$out/bench.svg" \
+		"${docs[@]}" ||
 		status=$?
 	[ "$status" -eq 0 ] || bad=1
 fi

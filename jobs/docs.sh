@@ -17,7 +17,7 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$LAB_ROOT/jobs/lib.sh"
 
-pages=(matrix repro consumers)
+pages=(matrix repro consumers bench)
 
 # page_matrix DIR: docs/matrix.md, docs/matrix.svg, docs/policies.md and
 # docs/longterm.md (gup_longterm's verdicts per flavour).
@@ -42,6 +42,21 @@ page_repro() {
 page_consumers() {
 	"$gupctl" consumers report --md docs/consumers.md "$1" ||
 		die "gupctl consumers report failed on $1"
+}
+
+# page_bench DIR: docs/bench.md and docs/bench.svg (the prose:
+# docs/performance.md); the boots' documents in the order they ran.
+# shellcheck disable=SC2317 # called as page_$job
+page_bench() {
+	local docs=() d
+	# FLAVOUR.ROUND.json, round by round as jobs/bench.sh booted them
+	for d in $(jq -r '.flavours as $f | range(1; ($f | map(.boots) | max) + 1) as $r |
+		$f[] | "\(.name).\($r).json"' "$1/run.json"); do
+		[ ! -f "$1/$d" ] || docs+=("$1/$d")
+	done
+	[ ${#docs[@]} -gt 0 ] || die "$1: no boot measured"
+	"$gupctl" bench report --from "$1" --md docs/bench.md --svg docs/bench.svg "${docs[@]}" ||
+		die "gupctl bench report failed on $1"
 }
 
 case ${1:-} in

@@ -1,14 +1,30 @@
 #!/bin/bash
 # Show a kernel build's progress while make (PID) writes LOG: objects done
-# out of the number the last build from the same source took (remembered in
-# COUNTS), on one updating line when stderr is a terminal, a plain line
-# every 30 s otherwise.  Returns when PID exits; records the new count.
+# out of the number the last build of the same source and overlays took
+# (remembered in COUNTS-OVERLAYS, e.g. objects-linux-source-6.1-debug), or
+# on a machine that never built one, the count patches/build-objects
+# records, marked "about"; on one updating line when stderr is a terminal,
+# a plain line every 30 s otherwise.  Returns when PID exits; records the
+# new count.
 #
 # usage: build-progress.sh FLAVOUR LOG PID COUNTS
 set -uo pipefail
 
 flavour=$1 log=$2 pid=$3 counts=$4
+# The overlays decide most of the count (debug, net, rdma add hundreds of
+# objects); a series adds a few.  "gup-v7+net+rdma" -> "net+rdma".
+overlays=base
+[[ $flavour != *+* ]] || overlays=${flavour#*+}
+counts=$counts-$overlays
+pkg=${4##*/objects-}
+about=""
 total=$(cat "$counts" 2>/dev/null || echo 0)
+if [ "$total" -eq 0 ]; then
+	total=$(awk -v p="$pkg" -v o="$overlays" '$1 == p && $2 == o { print $3 }' \
+		"$(dirname "$0")/build-objects" 2>/dev/null)
+	total=${total:-0}
+	about="about "
+fi
 t0=$(date +%s)
 last=0
 
@@ -20,14 +36,17 @@ objects() {
 }
 
 show() {
-	local n=$1 now=$2 pct=""
-	[ "$total" -gt 0 ] && pct=" ($((n * 100 / total < 100 ? n * 100 / total : 99))%)"
+	local n=$1 now=$2 pct="" of="?"
+	if [ "$total" -gt 0 ]; then
+		of="$about$total"
+		pct=" ($((n * 100 / total < 100 ? n * 100 / total : 99))%)"
+	fi
 	if [ -t 2 ]; then
 		printf '\rgup-lab: %s: building, %d of %s objects%s, %d s ' "$flavour" \
-			"$n" "${total/#0/?}" "$pct" "$((now - t0))" >&2
+			"$n" "$of" "$pct" "$((now - t0))" >&2
 	else
 		printf 'gup-lab: %s: building, %d of %s objects%s, %d s\n' "$flavour" \
-			"$n" "${total/#0/?}" "$pct" "$((now - t0))" >&2
+			"$n" "$of" "$pct" "$((now - t0))" >&2
 	fi
 }
 

@@ -59,6 +59,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ -n "$flavour" ] || { usage >&2; exit 2; }
+# Where a run's wall time goes (the report's *_seconds, make bench-pipeline).
+t_begin=$(date +%s.%N)
 [ -n "$cmd" ] || [ "$interactive" = 1 ] || interactive=1
 for d in "${files[@]}"; do
 	[ -d "$d" ] || { echo "qemu/run.sh: --files $d: not a directory" >&2; exit 2; }
@@ -165,16 +167,30 @@ if [ -n "$results" ]; then
 	fi
 fi
 
+# The guest's own clock (printk times): when it ran init, and its last
+# console line (the reboot).
+guest_init=$(sed -nE 's/^\[ *([0-9]+\.[0-9]+)\] Run .* as init process.*/\1/p' \
+	"$out/console.log" 2>/dev/null | head -1)
+guest_last=$(sed -nE 's/^\[ *([0-9]+\.[0-9]+)\].*/\1/p' "$out/console.log" 2>/dev/null | tail -1)
+t_end=$(date +%s.%N)
+
 # The run's report, JSON with named fields (docs/lab.md lists them).
 jq -n --arg flavour "$flavour" --arg kernel_dir "$kdir" --arg run_dir "$out" \
 	--arg console "$out/console.log" --arg scratch_image "$out/scratch.img" \
 	--argjson guest_status "${guest_status:-null}" --arg kernel_verdict "$verdict" \
 	--argjson timed_out "$([ "$timed_out" = 1 ] && echo true || echo false)" \
 	--argjson wall_seconds "$(printf '%.1f' "$wall")" \
+	--argjson prepare_seconds "$(printf '%.2f' "$(echo "$start - $t_begin" | bc)")" \
+	--argjson qemu_seconds "$(printf '%.2f' "$wall")" \
+	--argjson collect_seconds "$(printf '%.2f' "$(echo "$t_end - $start - $wall" | bc)")" \
+	--argjson guest_init_seconds "${guest_init:-null}" \
+	--argjson guest_last_seconds "${guest_last:-null}" \
 	--arg first_report "$(echo "$scan" | sed -n 's/^first_report=//p')" \
 	'$ARGS.named | .first_report |= (if . == "" then null else . end)' \
 	>"$out/report"
 [ -z "$report" ] || cp "$out/report" "$report"
+# Every boot of a job, one report a line (make bench-pipeline counts them).
+[ -z "${GUP_LAB_BOOT_LOG:-}" ] || jq -c . "$out/report" >>"$GUP_LAB_BOOT_LOG"
 
 if [ "$verdict" != clean ]; then
 	echo "$scan" | sed 1d >&2

@@ -36,16 +36,18 @@ struct bflavour {
 
 struct breport {
 	const char *md, *svg;
+	const char *from;		/* the results directory, if given */
 	struct bflavour fl[MAX_FLAVOURS];
 	unsigned int nr_fl;
 	json_t *first;			/* the first document: size, repetitions */
 };
 
 static const char * const report_usage[] = {
-	"gupctl bench report --md FILE --svg FILE BENCH.json...",
+	"gupctl bench report --md FILE --svg FILE [--from DIR] BENCH.json...",
 	"",
 	"The pin benchmark pages from gupctl bench --json documents, one per boot,",
-	"in boot order (docs/performance.md).",
+	"in boot order (docs/performance.md).  --from names the results directory",
+	"on the page, with the commit and date of its run.json when it has one.",
 	NULL
 };
 
@@ -225,6 +227,15 @@ static void md_policies(const struct breport *r, FILE *f)
 	fputc('\n', f);
 }
 
+/* DIR/run.json, or NULL when there is none (yet: the job writes it last). */
+static json_t *run_json_of(const char *dir)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	return json_load_file(path, 0, NULL);
+}
+
 static int write_md(const struct breport *r)
 {
 	FILE *f = fopen(r->md, "we");
@@ -242,6 +253,17 @@ static int write_md(const struct breport *r)
 		json_integer_value(json_object_get(r->first, "pages_per_call")),
 		json_integer_value(json_object_get(r->first, "repetitions")),
 		json_string_value(json_object_get(r->first, "clocksource")) ?: "unknown");
+	if (r->from) {
+		json_t *run = run_json_of(r->from);
+
+		fprintf(f, "From `%s`", r->from);
+		if (run)
+			fprintf(f, " (commit `%s`, %s)",
+				json_string_value(json_object_get(run, "commit")) ?: "?",
+				json_string_value(json_object_get(run, "date")) ?: "?");
+		fputs(". ", f);
+		json_decref(run);
+	}
 	fputs("rounds per flavour:", f);
 	for (i = 0; i < r->nr_fl; i++)
 		fprintf(f, "%s `%s` %u (%s)", i ? "," : "", r->fl[i].name, r->fl[i].nr,
@@ -308,6 +330,7 @@ int bench_report(int argc, char **argv)
 	const struct gopt opts[] = {
 		GOPT_STRING(0, "md", &r.md, "FILE", "write the markdown page"),
 		GOPT_STRING(0, "svg", &r.svg, "FILE", "write the SVG plot"),
+		GOPT_STRING(0, "from", &r.from, "DIR", "the results directory the documents came from"),
 		GOPT_END()
 	};
 	unsigned int i, j;

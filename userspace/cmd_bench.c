@@ -83,7 +83,7 @@ struct bench_samples {
 
 static const char * const bench_usage[] = {
 	"gupctl bench [OPTIONS]",
-	"gupctl bench report --md FILE --svg FILE BENCH.json...    (host only)",
+	"gupctl bench report --md FILE --svg FILE [--from DIR] BENCH.json...  (host)",
 	"",
 	"Time GUP in the kernel, per method, flags and backing; with --gup-test, the",
 	"kernel's own benchmark of the same calls, interleaved (docs/performance.md).",

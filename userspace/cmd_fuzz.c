@@ -87,6 +87,7 @@ enum fz_op {
 	FZ_UFFD_OP,	/* a user page blocked while another thread unpins or closes */
 	FZ_TOTAL,	/* max_pages_total exactly and one past (all threads wait) */
 	FZ_MISC,	/* VERSION, unknown ioctls, faulting argument pointers */
+	FZ_BENCH,	/* BENCH: timed pins that nothing outlives */
 	FZ_OP_COUNT
 };
 
@@ -94,13 +95,13 @@ static const struct {
 	const char *name;
 	unsigned int weight;	/* per mille */
 } fz_ops[FZ_OP_COUNT] = {
-	[FZ_PIN]	= { "pin", 300 },
+	[FZ_PIN]	= { "pin", 290 },
 	[FZ_PIN_BAD]	= { "pin-malformed", 60 },
 	[FZ_PIN_LIMIT]	= { "pin-limits", 20 },
 	[FZ_UNPIN]	= { "unpin", 130 },
 	[FZ_UNPIN_BAD]	= { "unpin-bad", 50 },
 	[FZ_IO]		= { "write-read", 170 },
-	[FZ_STATE]	= { "state", 110 },
+	[FZ_STATE]	= { "state", 100 },
 	[FZ_VMA]	= { "vma-while-pinned", 70 },
 	[FZ_FORK]	= { "fork", 8 },
 	[FZ_SCM]	= { "fd-passing", 10 },
@@ -109,6 +110,7 @@ static const struct {
 	[FZ_UFFD_OP]	= { "userfaultfd-race", 10 },
 	[FZ_TOTAL]	= { "total-limit", 1 },
 	[FZ_MISC]	= { "misc-ioctls", 45 },
+	[FZ_BENCH]	= { "bench", 20 },
 };
 
 /* What backs a mapping of a slot. */
@@ -2368,10 +2370,10 @@ static void op_misc(struct fz_thread *t)
 	case 3: {
 		static const unsigned long cmds[] = {
 			GUP_PIN_IOC_PIN, GUP_PIN_IOC_WRITE, GUP_PIN_IOC_READ,
-			GUP_PIN_IOC_UNPIN, GUP_PIN_IOC_STATE,
+			GUP_PIN_IOC_UNPIN, GUP_PIN_IOC_STATE, GUP_PIN_IOC_BENCH,
 		};
 		static const enum abi_ioctl kinds[] = {
-			ABI_PIN, ABI_WRITE, ABI_READ, ABI_UNPIN, ABI_STATE,
+			ABI_PIN, ABI_WRITE, ABI_READ, ABI_UNPIN, ABI_STATE, ABI_BENCH,
 		};
 		unsigned int k = rng_below(&t->rng, ARRAY_SIZE(cmds));
 
@@ -2412,6 +2414,97 @@ static void op_misc(struct fz_thread *t)
 	}
 }
 
+/* ---- BENCH: timed pins that nothing outlives ---- */
+
+/* Spoil one field of a BENCH request: EINVAL (gpt_check_bench_req()). */
+static void bench_spoil(struct fz_thread *t, struct gup_pin_bench *b)
+{
+	switch (rng_below(&t->rng, 7)) {
+	case 0: b->nr_per_call = 0; break;
+	case 1: b->nr_taken = 1; break;
+	case 2: b->pin_ns = 1; break;
+	case 3: b->unpin_ns = 1ULL << 40; break;
+	case 4: b->err = EFAULT; break;
+	case 5: b->reserved[rng_below(&t->rng, 3)] = 1; break;
+	default: b->addr |= 1 + rng_below(&t->rng, fz_ps(t) - 1); break;
+	}
+}
+
+/*
+ * BENCH on the thread's memory, now and then malformed or with an answer
+ * that cannot be copied back.  The ioctl is judged as BENCH (its own
+ * checks, then ENOMEM); GUP's answer, the err field, as a PIN's GUP
+ * answer of the same pages; nr_taken as a PIN's nr_pinned.  Nothing may
+ * outlive it: final_check() sees the counters.
+ */
+static void op_bench(struct fz_thread *t)
+{
+	struct fz_pin_try p = { .fdi = rng_below(&t->rng, 2) };
+	struct gup_pin_bench *b = &(struct gup_pin_bench){ 0 };
+	struct abi_call c, gup = { 0 };
+	char what[192], m[32], f[48];
+	const char *bad;
+	bool refuse, report, ro;
+	unsigned int n, i;
+	int err;
+
+	rnd_range(t, &p.addr, &n);
+	p.len = (unsigned long long)n * fz_ps(t);
+	p.method = rng_below(&t->rng, GUP_PIN_METHOD_COUNT);
+	p.flags = rnd_flags(t);
+	pin_outlook(t, p.addr, n, p.method, p.flags, &refuse, &report);
+	if (report && !((p.flags & GUP_PIN_FLAG_ALLOW_BROKEN) &&
+			!(t->g->ver.features & GUP_PIN_FEATURE_ALLOW_BROKEN))) {
+		t->skipped[t->op]++;
+		return;
+	}
+	pin_facts(t, &p, &gup);
+	gup.over_per_pin = false;
+	c = gup;
+	c.ioctl = ABI_BENCH;
+	b->addr = p.addr;
+	b->len = p.len;
+	b->method = p.method;
+	b->flags = p.flags;
+	b->nr_per_call = 1 + rng_below(&t->rng, n + 1);
+	if (rng_pct(&t->rng, 15)) {
+		bench_spoil(t, b);
+		c.malformed = true;
+	}
+	ro = rng_pct(&t->rng, 5) &&
+	     mprotect(t->ropage, fz_ps(t), PROT_READ | PROT_WRITE) == 0;
+	if (ro) {
+		memcpy(t->ropage, b, sizeof(*b));
+		mprotect(t->ropage, fz_ps(t), PROT_READ);
+		b = (struct gup_pin_bench *)t->ropage;
+		c.out_faults = true;
+	}
+	snprintf(what, sizeof(what),
+		 "BENCH fd%d addr %#llx len %#llx (%u pages) %s flags %s nr_per_call %u%s%s",
+		 p.fdi, (unsigned long long)b->addr, (unsigned long long)b->len, n,
+		 method_str(p.method, m, sizeof(m)), gup_flags_str(p.flags, f, sizeof(f)),
+		 b->nr_per_call, c.malformed ? " malformed" : "", ro ? " answer read-only" : "");
+	pins_make_room(t, n);
+	err = fz_ioctl(t, t->fd[p.fdi], GUP_PIN_IOC_BENCH, b);
+	if (!fz_judge(t, &c, err, what) || err)
+		return;
+	if (b->err && !fz_judge(t, &gup, b->err, "BENCH's GUP call"))
+		return;
+	bad = abi_pin_result(&gup, n, b->nr_taken, b->nr_taken);
+	if (bad) {
+		fz_fail(t, "%s -> nr_taken %u err %u: %s", what, b->nr_taken, b->err, bad);
+		return;
+	}
+	/* a private page written by GUP is the thread's own copy now */
+	for (i = 0; (p.flags & GUP_PIN_FLAG_WRITE) && i < b->nr_taken; i++) {
+		struct fz_where w;
+
+		fz_where(t, p.addr + i * fz_ps(t), &w);
+		if (w.slot >= 0)
+			t->slot[w.slot].maybe_zero[w.page] = false;
+	}
+}
+
 /* ---- The threads ---- */
 
 static void op_dispatch(struct fz_thread *t, enum fz_op op)
@@ -2422,6 +2515,7 @@ static void op_dispatch(struct fz_thread *t, enum fz_op op)
 		[FZ_STATE] = op_state, [FZ_VMA] = op_vma, [FZ_FORK] = op_fork,
 		[FZ_SCM] = op_pass, [FZ_FDS] = op_fds, [FZ_KILL] = op_kill,
 		[FZ_UFFD_OP] = op_uffd, [FZ_TOTAL] = op_total, [FZ_MISC] = op_misc,
+		[FZ_BENCH] = op_bench,
 	};
 	enum fz_op saved = t->op;
 

@@ -911,6 +911,30 @@ static void abi_pin_answers(const struct abi_call *c, struct abi_answers *a)
 	a->why = "PIN reaches GUP: the pages it may take (a partial pin stops at the first it may not), or EFAULT when it takes none";
 }
 
+/*
+ * BENCH (module/gup_pin_test.c, gpt_ioctl_bench()): PIN's checks but
+ * max_pages_per_pin, then the page array (ENOMEM).  What GUP answers is
+ * the answer's err field, judged as a PIN's GUP answer by the caller.
+ */
+static void abi_bench_answers(const struct abi_call *c, struct abi_answers *a)
+{
+	const struct abi_check before_gup[] = {
+		{ c->malformed, EINVAL, "BENCH's first check: PIN's, and out fields or reserved[] not 0, or nr_per_call 0, is EINVAL" },
+		{ c->flag_missing, EOPNOTSUPP, "BENCH: GUP_PIN_FLAG_ALLOW_BROKEN on a kernel without FOLL_ALLOW_BROKEN_FILE_MAPPING is EOPNOTSUPP" },
+		{ c->over_total, ENOSPC, "BENCH: beyond max_pages_total (all pins and calls in flight) is ENOSPC" },
+	};
+
+	if (c->maybe_malformed && !c->malformed)
+		answer(a, EINVAL);
+	if (abi_first(before_gup, sizeof(before_gup) / sizeof(before_gup[0]), a))
+		return;
+	if (c->total_maybe)
+		answer(a, ENOSPC);
+	answer(a, ENOMEM);
+	a->success = true;
+	a->why = "a well-formed BENCH succeeds: GUP's own error is its err field";
+}
+
 /* WRITE, READ, UNPIN, STATE: every error a condition of the request causes. */
 static void abi_pin_use_answers(const struct abi_call *c, struct abi_answers *a)
 {
@@ -958,6 +982,9 @@ void abi_answers(const struct abi_call *c, struct abi_answers *a)
 		break;
 	case ABI_PIN:
 		abi_pin_answers(c, a);
+		break;
+	case ABI_BENCH:
+		abi_bench_answers(c, a);
 		break;
 	default:
 		abi_pin_use_answers(c, a);

@@ -229,6 +229,7 @@ enum abi_ioctl {
 	ABI_READ,
 	ABI_UNPIN,
 	ABI_STATE,
+	ABI_BENCH,		/* PIN's facts; GUP's own answer is in ->err */
 	ABI_UNKNOWN,		/* a number (or size) the driver does not know */
 	ABI_IOCTL_COUNT
 };
@@ -243,7 +244,8 @@ struct abi_call {
 	bool maybe_malformed;	/* PIN: ends where TASK_SIZE depends on the
 				 * paging levels (EINVAL or GUP's answer) */
 	bool flag_missing;	/* PIN: GUP_PIN_FLAG_ALLOW_BROKEN, kernel lacks it */
-	bool over_per_pin;	/* PIN: more pages than max_pages_per_pin */
+	bool over_per_pin;	/* PIN: more pages than max_pages_per_pin
+				 * (BENCH has no such bound) */
 	bool total_maybe;	/* PIN: the pins of all callers may fill
 				 * max_pages_total */
 	bool over_total;	/* PIN: certainly beyond max_pages_total */

@@ -1,0 +1,120 @@
+#!/bin/bash
+# `make bench-pipeline`: how fast the lab answers (docs/performance.md).
+#   1. --boots N scripted boots of stock that run nothing (`--exec true`),
+#      each split by qemu/run.sh's report into preparing the disks, QEMU,
+#      collecting, and the guest's own clock at init and at its last line;
+#   2. --checks M warm runs of `make check` (tests/run.sh), each timed and
+#      its boots counted (GUP_LAB_BOOT_LOG), in boot-equivalents: its wall
+#      time over the median boot of step 1;
+#   3. each flavour's kernel build time as its cache recorded it (the
+#      build that made the cached kernel: cold only if the cache was).
+# Results: pipeline.json (named fields) in the run's directory; the last
+# line "results: PATH".  `make docs` makes docs/pipeline.md of it.
+#
+#   jobs/bench-pipeline.sh [--boots N] [--checks M] [--results DIR]
+#   --boots N      scripted boots to take the median of (default 5)
+#   --checks M     warm make check runs (default 1; 0 leaves step 2 out)
+#   --results DIR  write there, move no latest link
+#
+# Exit status: 0 every step measured; 1 a boot or a make check failed
+# (its figures are kept, marked failed); 2 usage error.
+set -euo pipefail
+# shellcheck source=../qemu/lib.sh
+. "$(dirname "$0")/../qemu/lib.sh"
+# shellcheck source=lib.sh
+. "$LAB_ROOT/jobs/lib.sh"
+
+boots=5 checks=1 results=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--boots) boots=${2:?--boots needs N}; shift ;;
+	--checks) checks=${2:?--checks needs M}; shift ;;
+	--results) results=${2:?--results needs a DIR}; shift ;;
+	-h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "jobs/bench-pipeline.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+if ! [[ $boots =~ ^[1-9][0-9]*$ && $checks =~ ^[0-9]+$ ]]; then
+	echo "jobs/bench-pipeline.sh: --boots takes a number from 1, --checks from 0" >&2
+	exit 2
+fi
+
+results_begin pipeline "$results"
+out=$RESULTS_DIR
+bad=0
+
+# 1. Scripted boots of stock: the whole qemu/run.sh (run_seconds, what a
+# boot-equivalent is) and its report's parts.
+: >"$out/boots.jsonl"
+for i in $(seq 1 "$boots"); do
+	one=$out/boot-$i.report.jsonl
+	: >"$one"
+	t0=$(date +%s.%N)
+	if ! GUP_LAB_BOOT_LOG=$one "$LAB_ROOT/qemu/run.sh" --flavour stock \
+		--quiet --timeout 120 --exec true >"$out/boot-$i.log" 2>&1; then
+		bad=1
+		echo "# pipeline: boot $i of $boots FAILED (see boot-$i.log)"
+		continue
+	fi
+	wall=$(echo "$(date +%s.%N) - $t0" | bc)
+	jq -c --argjson run "$(printf '%.2f' "$wall")" '. + {run_seconds: $run}' "$one" \
+		>>"$out/boots.jsonl"
+	jq -r --arg i "$i" --arg n "$boots" '"# pipeline: boot \($i) of \($n): \(.run_seconds) s (QEMU \(.qemu_seconds) s, the guest ran init at \(.guest_init_seconds) s of its clock)"' \
+		<(tail -1 "$out/boots.jsonl")
+done
+
+# 2. Warm make check, its boots counted.
+: >"$out/checks.jsonl"
+for i in $(seq 1 "$checks"); do
+	log=$out/check-$i.boots.jsonl
+	: >"$log"
+	echo "# pipeline: make check $i of $checks (tests/run.sh; KTAP in check-$i.ktap)"
+	t0=$(date +%s.%N)
+	set +e
+	GUP_LAB_BOOT_LOG=$log "$LAB_ROOT/tests/run.sh" >"$out/check-$i.ktap" 2>"$out/check-$i.log"
+	status=$?
+	set -e
+	wall=$(echo "$(date +%s.%N) - $t0" | bc)
+	[ "$status" -eq 0 ] || bad=1
+	jq -n --argjson wall "$(printf '%.1f' "$wall")" --argjson status "$status" \
+		--arg summary "$(tail -1 "$out/check-$i.ktap")" \
+		--slurpfile boots "$log" \
+		'{wall_seconds: $wall, status: $status, summary: $summary,
+		  boots: ($boots | length),
+		  boots_qemu_seconds: ([$boots[].qemu_seconds] | add // 0)}' >>"$out/checks.jsonl"
+	jq -r '"# pipeline: make check: \(.wall_seconds) s, \(.boots) boots, status \(.status): \(.summary)"' \
+		<(tail -1 "$out/checks.jsonl")
+done
+
+# 3. What the cache says each kernel took to build.
+: >"$out/builds.jsonl"
+for f in $(all_flavours); do
+	d=$(flavour_dir "$f")
+	jq -n --arg flavour "$f" \
+		--argjson seconds "$(cat "$d/build-seconds" 2>/dev/null || echo null)" \
+		'{flavour: $flavour, build_seconds: $seconds}' >>"$out/builds.jsonl"
+done
+
+# The medians: the middle element, or the mean of the two middle ones.
+# shellcheck disable=SC2016 # jq's own variables
+filter='def median: sort | if length == 0 then null
+	elif length % 2 == 1 then .[length / 2 | floor]
+	else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+def med(f): $b | map(f // empty) | median;
+med(.run_seconds) as $boot |
+{boot: {asked: $asked, measured: ($b | length),
+	median: {run_seconds: $boot, prepare_seconds: med(.prepare_seconds),
+		 qemu_seconds: med(.qemu_seconds), collect_seconds: med(.collect_seconds),
+		 guest_init_seconds: med(.guest_init_seconds),
+		 guest_last_seconds: med(.guest_last_seconds)},
+	runs: $b},
+ checks: [$c[] | . + {boot_equivalents:
+	(if $boot then (.wall_seconds / $boot * 10 | round / 10) else null end)}],
+ builds: $k}'
+jq -n --slurpfile b "$out/boots.jsonl" --slurpfile c "$out/checks.jsonl" \
+	--slurpfile k "$out/builds.jsonl" --argjson asked "$boots" "$filter" >"$out/pipeline.json"
+results_flavour stock "ran=true" "why_not_run=null" "boots=$boots" \
+	"passed=$([ "$bad" -eq 0 ] && echo true || echo false)"
+results_end
+exit "$bad"
