@@ -93,9 +93,9 @@ for f in "${flavours[@]}"; do
 	t0=$SECONDS
 	echo "# consumers: $f (policy $policy)"
 	set +e
-	"$LAB_ROOT/qemu/run.sh" --flavour "$f" --quiet --allow-kernel-reports --timeout 900 \
+	job_boot "$tmp/$f.runner" --flavour "$f" --allow-kernel-reports --timeout 900 \
 		--files "$stage" --out "$run" --results "$guest_out" \
-		--report "$tmp/$f.report" --exec "$guest" >"$tmp/$f.runner" 2>&1
+		--report "$tmp/$f.report" --exec "$guest"
 	status=$?
 	set -e
 	verdict=$(jq -r '.kernel_verdict // empty' "$tmp/$f.report" 2>/dev/null || true)
@@ -128,6 +128,7 @@ for f in "${flavours[@]}"; do
 	"$gupctl" consumers judge "${judge[@]}"
 	jstatus=$?
 	set -e
+	job_verbose "$out/$f.ktap"
 	[ "$jstatus" -le 1 ] || die "$f: gupctl consumers judge failed"
 	[ "$jstatus" -eq 0 ] || bad=1
 	results_flavour "$f" "kernel_release=$(jq .kernel_release "$out/$f.json")" \

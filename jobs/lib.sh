@@ -31,6 +31,27 @@ job_flavours() {
 	printf '%s\n' "$@"
 }
 
+# job_boot LOG RUN-ARGS...: one guest, qemu/run.sh RUN-ARGS..., whose
+# output (the console, the runner's lines) is kept in LOG.  Quiet, unless
+# V=1 (`make V=1 lab`): then it streams to the terminal as it comes, and
+# LOG has it too.  Returns the runner's status (its exit contract).
+job_boot() {
+	local log=$1
+	shift
+	if [ "${V:-0}" = 1 ]; then
+		"$LAB_ROOT/qemu/run.sh" "$@" 2>&1 | tee "$log"
+		return "${PIPESTATUS[0]}"
+	fi
+	"$LAB_ROOT/qemu/run.sh" --quiet "$@" >"$log" 2>&1
+}
+
+# job_verbose FILE...: with V=1, print what a job otherwise only writes to
+# its results directory (a flavour's full KTAP), indented as a diagnostic.
+job_verbose() {
+	[ "${V:-0}" = 1 ] || return 0
+	cat "$@" 2>/dev/null | sed 's/^/#   /' || true
+}
+
 # results_begin JOB [DIR]: make the run's results directory (DIR, or a new
 # one under $LAB_RESULTS/JOB) and print its path.  RESULTS_JOB,
 # RESULTS_LINK (whether results_end moves the latest links) and

@@ -113,9 +113,9 @@ for f in "${flavours[@]}"; do
 		continue
 	fi
 	set +e
-	"$LAB_ROOT/qemu/run.sh" --flavour "$f" --quiet --timeout 1500 \
+	job_boot "$tmp/$f.runner" --flavour "$f" --timeout 1500 \
 		--files "$stage" --out "$tmp/$f.run" --results "$guest_out" \
-		--report "$tmp/$f.report" --exec "$guest" >"$tmp/$f.runner" 2>&1
+		--report "$tmp/$f.report" --exec "$guest"
 	status=$?
 	set -e
 	verdict=$(jq -r '.kernel_verdict // empty' "$tmp/$f.report" 2>/dev/null || true)
@@ -123,6 +123,7 @@ for f in "${flavours[@]}"; do
 	cp "$tmp/$f.run/console.log" "$out/$f.console.log" 2>/dev/null || true
 	cp "$guest_out/matrix.ktap" "$out/$f.ktap" 2>/dev/null || true
 	cp "$guest_out/xcheck.tap" "$out/$f.xcheck.tap" 2>/dev/null || true
+	job_verbose "$out/$f.ktap" "$out/$f.xcheck.tap" "$guest_out/gup_longterm.ktap"
 
 	collect=(--collect "$out/$f.json" --flavour "$f" --policy "$policy"
 		--ext4 "$(flavour_field "$f" 4)" --input-hash "$(flavour_key "$f")"

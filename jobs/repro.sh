@@ -103,11 +103,11 @@ for f in "${flavours[@]}"; do
 		judge_in=(--not-run "$why")
 		boot=$work/$f-$name
 		if [ -z "$why" ]; then
-			qemu/run.sh --flavour "$f" --files "$work/stage-$f" --quiet \
+			job_boot "$c.runner.log" --flavour "$f" --files "$work/stage-$f" \
 				--allow-kernel-reports --timeout 180 --report "$c.report" \
 				--out "$boot" --results "$boot.out" \
-				--exec "insmod /lab/gup_pin_test.ko && gupctl repro ext4-2018 $(printf '%q ' "${args[@]}" "${flavour_args[@]}")--json /lab/out/repro.json" \
-				>"$c.runner.log" 2>&1 || true
+				--exec "insmod /lab/gup_pin_test.ko && gupctl repro ext4-2018 $(printf '%q ' "${args[@]}" "${flavour_args[@]}")--json /lab/out/repro.json" ||
+				true
 			boots=$((boots + 1))
 			cp "$boot/console.log" "$c.console.log" 2>/dev/null || true
 			cp "$boot.out/repro.json" "$c.guest.json" 2>/dev/null || true
@@ -144,6 +144,7 @@ for f in "${flavours[@]}"; do
 		boots="$boots" wall_seconds=$((SECONDS - t0)) \
 		cells="$(jq '.cells | length' "$RESULTS_DIR/$f.json")" \
 		mismatches="$(jq '[.cells[] | select(.match | not)] | length' "$RESULTS_DIR/$f.json")"
+	job_verbose "$RESULTS_DIR/$f.ktap"
 	echo "== $f: $(tail -1 "$RESULTS_DIR/$f.ktap" | sed 's/^# repro: //')"
 done
 
