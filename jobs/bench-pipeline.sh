@@ -77,12 +77,22 @@ for i in $(seq 1 "$checks"); do
 	set -e
 	wall=$(echo "$(date +%s.%N) - $t0" | bc)
 	[ "$status" -eq 0 ] || bad=1
+	# tests/run.sh's progress lines: "# lab/20-driver: 9 passed, 0 failed in 120 s"
+	sed -n 's/^# \([^ ]*\): [0-9]* passed, .* in \([0-9]*\) s$/{"suite": "\1", "seconds": \2}/p' \
+		"$out/check-$i.log" >"$out/check-$i.suites.jsonl"
+	# The boot log: a {"suite": NAME} line as each suite starts, then its
+	# boots' reports.
+	# shellcheck disable=SC2016 # jq's own variables
 	jq -n --argjson wall "$(printf '%.1f' "$wall")" --argjson status "$status" \
 		--arg summary "$(tail -1 "$out/check-$i.ktap")" \
-		--slurpfile boots "$log" \
-		'{wall_seconds: $wall, status: $status, summary: $summary,
+		--slurpfile log "$log" --slurpfile suites "$out/check-$i.suites.jsonl" \
+		'[$log[] | select(has("qemu_seconds"))] as $boots |
+		(reduce $log[] as $x ({}; if $x.suite then .cur = $x.suite
+			else .boots[.cur // "?"] += 1 end) | .boots // {}) as $per |
+		{wall_seconds: $wall, status: $status, summary: $summary,
 		  boots: ($boots | length),
-		  boots_qemu_seconds: ([$boots[].qemu_seconds] | add // 0)}' >>"$out/checks.jsonl"
+		  boots_qemu_seconds: ([$boots[].qemu_seconds] | add // 0),
+		  suites: [$suites[] | . + {boots: ($per[.suite] // 0)}]}' >>"$out/checks.jsonl"
 	jq -r '"# pipeline: make check: \(.wall_seconds) s, \(.boots) boots, status \(.status): \(.summary)"' \
 		<(tail -1 "$out/checks.jsonl")
 done

@@ -34,6 +34,8 @@ for suite in "${suites[@]}"; do
 	name=${name%.sh}
 	out=$outdir/$n.tap
 	echo "# $name: running ($((SECONDS - start)) s so far)" >&2
+	# the boots that follow are this suite's (jobs/bench-pipeline.sh)
+	[ -z "${GUP_LAB_BOOT_LOG:-}" ] || echo "{\"suite\": \"$name\"}" >>"$GUP_LAB_BOOT_LOG"
 	t0=$SECONDS
 	set +e
 	bash "$suite" >"$out" 2>&1
