@@ -7,13 +7,16 @@
 #      its boots counted (GUP_LAB_BOOT_LOG), in boot-equivalents: its wall
 #      time over the median boot of step 1;
 #   3. each flavour's kernel build time as its cache recorded it (the
-#      build that made the cached kernel: cold only if the cache was).
+#      build that made the cached kernel: cold only if the cache was);
+#   4. what DWARF costs: --dwarf K objects of stock compiled with and
+#      without -g, interleaved.
 # Results: pipeline.json (named fields) in the run's directory; the last
 # line "results: PATH".  `make docs` makes docs/pipeline.md of it.
 #
 #   jobs/bench-pipeline.sh [--boots N] [--checks M] [--results DIR]
 #   --boots N      scripted boots to take the median of (default 5)
 #   --checks M     warm make check runs (default 1; 0 leaves step 2 out)
+#   --dwarf K      objects compiled both ways (default 24; 0 leaves step 4 out)
 #   --results DIR  write there, move no latest link
 #
 # Exit status: 0 every step measured; 1 a boot or a make check failed
@@ -24,19 +27,20 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$LAB_ROOT/jobs/lib.sh"
 
-boots=5 checks=1 results=''
+boots=5 checks=1 dwarf=24 results=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--boots) boots=${2:?--boots needs N}; shift ;;
 	--checks) checks=${2:?--checks needs M}; shift ;;
+	--dwarf) dwarf=${2:?--dwarf needs K}; shift ;;
 	--results) results=${2:?--results needs a DIR}; shift ;;
-	-h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,/^set /{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "jobs/bench-pipeline.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 	shift
 done
-if ! [[ $boots =~ ^[1-9][0-9]*$ && $checks =~ ^[0-9]+$ ]]; then
-	echo "jobs/bench-pipeline.sh: --boots takes a number from 1, --checks from 0" >&2
+if ! [[ $boots =~ ^[1-9][0-9]*$ && $checks =~ ^[0-9]+$ && $dwarf =~ ^[0-9]+$ ]]; then
+	echo "jobs/bench-pipeline.sh: --boots takes a number from 1, --checks and --dwarf from 0" >&2
 	exit 2
 fi
 
@@ -106,6 +110,55 @@ for f in $(all_flavours); do
 		'{flavour: $flavour, build_seconds: $seconds}' >>"$out/builds.jsonl"
 done
 
+# 4. What DWARF costs to compile: --dwarf K C objects of stock's tree (mm/,
+# fs/ext4/, kernel/: the lab's code paths), each compiled with the exact
+# command kbuild recorded (build/DIR/.NAME.o.cmd, without ccache and
+# objtool) and the same without -g (and its -fno-var-tracking,
+# -femit-struct-debug-baseonly: CONFIG_DEBUG_INFO_REDUCED), interleaved,
+# the faster of two of each.  What it buys is written in
+# docs/performance.md: the traces' frames with file:line.
+: >"$out/dwarf.jsonl"
+if [ "$dwarf" -gt 0 ]; then
+	kb=$(flavour_dir stock)/build
+	scratch=$(mktemp -d)
+	n=0
+	# K spread evenly over the three directories' objects, in name order
+	mapfile -t cmds < <(cd "$kb" && printf '%s\n' mm/.*.o.cmd fs/ext4/.*.o.cmd kernel/.*.o.cmd |
+		awk -v k="$dwarf" '{ a[NR] = $0 } END { for (i = 0; i < k && i < NR; i++) print a[1 + int(i * NR / k)] }')
+	for cmdf in "${cmds[@]}"; do
+		[ -f "$kb/$cmdf" ] || continue
+		obj=${cmdf%.cmd}
+		obj=${obj%/*}/${obj##*/.}
+		cmd=$(sed -n '1s/^cmd_[^ ]* := //p' "$kb/$cmdf" | sed 's/ ; .*//; s/^ccache //')
+		[[ $cmd == *" -g "* && $cmd == *" -c -o $obj "* ]] || continue
+		plain=$(sed 's/ -g / /; s/ -fno-var-tracking / /; s/ -femit-struct-debug-baseonly / /' <<<"$cmd")
+		tg=() tp=()
+		for _ in 1 2; do
+			for variant in g plain; do
+				if [ $variant = g ]; then c=$cmd; else c=$plain; fi
+				c=${c/ -c -o $obj / -c -o $scratch/$variant.o }
+				t0=$(date +%s.%N)
+				(cd "$kb" && eval "$c") >/dev/null 2>&1 || continue 2
+				t=$(echo "$(date +%s.%N) - $t0" | bc)
+				if [ $variant = g ]; then tg+=("$t"); else tp+=("$t"); fi
+			done
+		done
+		if [ ${#tg[@]} -ne 2 ] || [ ${#tp[@]} -ne 2 ]; then
+			continue
+		fi
+		best_g=$(printf '%s\n' "${tg[@]}" | sort -g | head -1)
+		best_plain=$(printf '%s\n' "${tp[@]}" | sort -g | head -1)
+		jq -nc --arg object "$obj" --argjson g "$best_g" --argjson plain "$best_plain" \
+			--argjson g_bytes "$(stat -c %s "$scratch/g.o")" \
+			--argjson plain_bytes "$(stat -c %s "$scratch/plain.o")" \
+			'{object: $object, seconds_g: $g, seconds_plain: $plain,
+			  bytes_g: $g_bytes, bytes_plain: $plain_bytes}' >>"$out/dwarf.jsonl"
+		n=$((n + 1))
+	done
+	rm -rf "$scratch"
+	echo "# pipeline: DWARF: $n objects of stock compiled with and without -g"
+fi
+
 # The medians: the middle element, or the mean of the two middle ones.
 # shellcheck disable=SC2016 # jq's own variables
 filter='def median: sort | if length == 0 then null
@@ -121,9 +174,17 @@ med(.run_seconds) as $boot |
 	runs: $b},
  checks: [$c[] | . + {boot_equivalents:
 	(if $boot then (.wall_seconds / $boot * 10 | round / 10) else null end)}],
- builds: $k}'
+ builds: $k,
+ dwarf: {objects: ($d | length),
+	seconds_g: ([$d[].seconds_g] | add // 0),
+	seconds_plain: ([$d[].seconds_plain] | add // 0),
+	median_ratio: ($d | map(.seconds_g / .seconds_plain) | median),
+	bytes_ratio: (if ($d | length) > 0 then
+		([$d[].bytes_g] | add) / ([$d[].bytes_plain] | add) else null end),
+	runs: $d}}'
 jq -n --slurpfile b "$out/boots.jsonl" --slurpfile c "$out/checks.jsonl" \
-	--slurpfile k "$out/builds.jsonl" --argjson asked "$boots" "$filter" >"$out/pipeline.json"
+	--slurpfile k "$out/builds.jsonl" --slurpfile d "$out/dwarf.jsonl" \
+	--argjson asked "$boots" "$filter" >"$out/pipeline.json"
 results_flavour stock "ran=true" "why_not_run=null" "boots=$boots" \
 	"passed=$([ "$bad" -eq 0 ] && echo true || echo false)"
 results_end
