@@ -4,23 +4,24 @@
 #      each split by qemu/run.sh's report into preparing the disks, QEMU,
 #      collecting, and the guest's own clock at init and at its last line;
 #   2. --checks M warm runs of `make check` (tests/run.sh), each timed and
-#      its boots counted (GUP_LAB_BOOT_LOG), in boot-equivalents: its wall
-#      time over the median boot of step 1;
+#      its boots counted (GUP_LAB_BOOT_LOG), each suite's too, in
+#      boot-equivalents: its wall time over the median boot of step 1;
 #   3. each flavour's kernel build time as its cache recorded it (the
 #      build that made the cached kernel: cold only if the cache was);
 #   4. what DWARF costs: --dwarf K objects of stock compiled with and
 #      without -g, interleaved.
 # Results: pipeline.json (named fields) in the run's directory; the last
-# line "results: PATH".  `make docs` makes docs/pipeline.md of it.
+# line "results: PATH".  docs/performance.md (hand-written) quotes it.
 #
-#   jobs/bench-pipeline.sh [--boots N] [--checks M] [--results DIR]
+#   jobs/bench-pipeline.sh [--boots N] [--checks M] [--dwarf K] [--results DIR]
 #   --boots N      scripted boots to take the median of (default 5)
 #   --checks M     warm make check runs (default 1; 0 leaves step 2 out)
 #   --dwarf K      objects compiled both ways (default 24; 0 leaves step 4 out)
 #   --results DIR  write there, move no latest link
 #
-# Exit status: 0 every step measured; 1 a boot or a make check failed
-# (its figures are kept, marked failed); 2 usage error.
+# Exit status: 0 every step measured; 1 a boot or a make check failed (a
+# failed boot is said and left out of the medians; a failed make check is
+# kept with its status); 2 usage error.
 set -euo pipefail
 # shellcheck source=../qemu/lib.sh
 . "$(dirname "$0")/../qemu/lib.sh"

@@ -72,14 +72,19 @@ for f in "${flavours[@]}"; do
 		die "$f: staging failed: see $out/$f.stage.log"
 done
 
-# The host's TSC frequency in kHz: what its kernel calibrated, else
-# /proc/cpuinfo's MHz where the TSC runs at a constant known rate.
-tsc_khz=$(dmesg 2>/dev/null | sed -nE 's/.*tsc: (Refined TSC clocksource calibration|Detected): ([0-9]+)\.([0-9]{3}) MHz.*/\2\3/p' | tail -1)
-if [ -z "$tsc_khz" ] && grep -qw tsc_known_freq /proc/cpuinfo; then
-	tsc_khz=$(awk -F': *' '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
+# The host's TSC frequency in kHz, as the host kernel calibrated it
+# ("tsc: Refined TSC clocksource calibration: 2095.989 MHz", else "tsc:
+# Detected 2095.989 MHz processor").  Not /proc/cpuinfo's "cpu MHz": that
+# is a core clock, which need not be the TSC's.  Unknown (dmesg
+# restricted): the guests keep the jiffies clock, and say so.
+tsc_khz=$(dmesg 2>/dev/null | sed -nE 's/.*tsc: (Refined TSC clocksource calibration:|Detected) ([0-9]+)\.([0-9]{3}) MHz.*/\2\3/p' | tail -1)
+append=()
+[ -z "$tsc_khz" ] || append=(--append "tsc_early_khz=$tsc_khz tsc=reliable")
+if [ -n "$tsc_khz" ]; then
+	echo "# bench: guest TSC at $tsc_khz kHz (${append[1]})"
+else
+	echo "# bench: the host's TSC rate is unknown (dmesg): the guests keep the jiffies clock (4 ms)"
 fi
-append=${tsc_khz:+tsc_early_khz=$tsc_khz tsc=reliable}
-echo "# bench: guest TSC at ${tsc_khz:-an unknown number of} kHz (${append:-no TSC: the jiffies clock})"
 
 bad=0 docs=()
 t0=$SECONDS
@@ -87,9 +92,9 @@ for r in $(seq 1 "$rounds"); do
 	for f in "${flavours[@]}"; do
 		b=$f.$r
 		set +e
-		"$LAB_ROOT/qemu/run.sh" --flavour "$f" --quiet --timeout 1800 --append "$append" \
+		job_boot "$out/$b.log" --flavour "$f" --timeout 1800 "${append[@]}" \
 			--files "$tmp/$f.stage" --out "$tmp/$b.run" --results "$tmp/$b.out" \
-			--report "$out/$b.report" --exec "REPS=$reps; $guest" >"$out/$b.log" 2>&1
+			--report "$out/$b.report" --exec "REPS=$reps; $guest"
 		status=$?
 		set -e
 		cp "$tmp/$b.run/console.log" "$out/$b.console.log" 2>/dev/null || true

@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 struct bflavour {
 	const char *name, *release;
 	json_t *docs[MAX_ROUNDS];	/* round by round, in boot order */
+	unsigned int round[MAX_ROUNDS];	/* each doc's round: FLAVOUR.ROUND.json */
 	unsigned int nr;
 };
 
@@ -72,6 +74,27 @@ static double doc_median(json_t *doc, const char *op, const char *side, const ch
 	return json_is_number(m) ? json_number_value(m) : -1;
 }
 
+/*
+ * The round of FLAVOUR.ROUND.json (jobs/bench.sh's names), or @dflt: a
+ * failed boot leaves its round out, and the ratios pair rounds by number.
+ */
+static unsigned int path_round(const char *path, unsigned int dflt)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *end = strstr(base, ".json"), *dot;
+	unsigned long v;
+	char *e;
+
+	if (!end || end[5])
+		return dflt;
+	for (dot = end - 1; dot > base && *dot != '.'; dot--)
+		;
+	if (*dot != '.' || dot + 1 == end)
+		return dflt;
+	v = strtoul(dot + 1, &e, 10);
+	return e == end && v > 0 && v <= UINT_MAX ? v : dflt;
+}
+
 static int load(struct breport *r, const char *path)
 {
 	json_error_t e;
@@ -102,6 +125,7 @@ static int load(struct breport *r, const char *path)
 		r->fl[i].release = json_string_value(json_object_get(doc, "kernel_release"));
 		r->nr_fl++;
 	}
+	r->fl[i].round[r->fl[i].nr] = path_round(path, r->fl[i].nr + 1);
 	r->fl[i].docs[r->fl[i].nr++] = doc;
 	if (!r->first)
 		r->first = doc;
@@ -130,11 +154,15 @@ static bool policy_ratio(const struct bflavour *f, const struct bflavour *base,
 			 const char *op, struct bench_stats *st)
 {
 	double v[MAX_ROUNDS], a, b;
-	unsigned int i, n = 0;
+	unsigned int i, j, n = 0;
 
-	for (i = 0; i < f->nr && i < base->nr; i++) {
+	for (i = 0; i < f->nr; i++) {
+		for (j = 0; j < base->nr && base->round[j] != f->round[i]; j++)
+			;
+		if (j == base->nr)
+			continue;
 		a = doc_median(f->docs[i], op, "ours", "pin_ns_per_page");
-		b = doc_median(base->docs[i], op, "ours", "pin_ns_per_page");
+		b = doc_median(base->docs[j], op, "ours", "pin_ns_per_page");
 		if (a >= 0 && b > 0)
 			v[n++] = a / b;
 	}

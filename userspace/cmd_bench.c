@@ -180,11 +180,17 @@ static int run_gup_test(const struct bench_opts *o, const struct bench_op *op,
 
 	snprintf(mb, sizeof(mb), "%zu", o->size / MIB);
 	snprintf(n, sizeof(n), "%u", o->per_call);
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return -errno;
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		fprintf(stderr, "gupctl bench: pipe: %s\n", strerror(errno));
+		return GUPCTL_EXIT_REFUSED;
+	}
 	pid = fork();
-	if (pid < 0)
-		return -errno;
+	if (pid < 0) {
+		fprintf(stderr, "gupctl bench: fork: %s\n", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return GUPCTL_EXIT_REFUSED;
+	}
 	if (!pid) {
 		dup2(fds[1], STDOUT_FILENO);
 		execl(o->gup_test, o->gup_test, op->gup_test, "-m", mb, "-n", n, "-r", "1",
@@ -258,6 +264,15 @@ static double median_of(const double *v, unsigned int n)
 	return st.median;
 }
 
+/* a / b, or "-" where gup_test's time rounded to 0 us */
+static void print_ratio(double a, double b)
+{
+	if (b > 0)
+		printf("%.3f", a / b);
+	else
+		printf("-");
+}
+
 /* The op's line(s): ours, then gup_test's and the ratio. */
 static void print_op(const struct bench_op *op, const struct bench_samples *s)
 {
@@ -270,9 +285,11 @@ static void print_op(const struct bench_op *op, const struct bench_samples *s)
 	printf("%-30s gup_test %s", "", op->gup_test);
 	print_stats("pin", s->gt_pin, s->gt_nr);
 	print_stats("unpin", s->gt_unpin, s->gt_nr);
-	printf("  ours/gup_test: pin %.3f unpin %.3f\n",
-	       median_of(s->pin, s->nr) / median_of(s->gt_pin, s->gt_nr),
-	       median_of(s->unpin, s->nr) / median_of(s->gt_unpin, s->gt_nr));
+	printf("  ours/gup_test: pin ");
+	print_ratio(median_of(s->pin, s->nr), median_of(s->gt_pin, s->gt_nr));
+	printf(" unpin ");
+	print_ratio(median_of(s->unpin, s->nr), median_of(s->gt_unpin, s->gt_nr));
+	putchar('\n');
 }
 
 static json_t *op_json(const struct bench_op *op, struct bench_samples *s)
@@ -329,8 +346,10 @@ static int bench_run(struct bench_opts *o)
 	char cs[64], *clock = clocksource(cs, sizeof(cs));
 	int ret;
 
-	if (!s)
+	if (!s) {
+		fprintf(stderr, "gupctl bench: out of memory\n");
 		return GUPCTL_EXIT_USAGE;
+	}
 	ret = gupctl_open_device(&dev, "bench");
 	if (ret)
 		goto out;
@@ -345,6 +364,8 @@ static int bench_run(struct bench_opts *o)
 		s[i].gt_pin = calloc(o->reps, sizeof(double));
 		s[i].gt_unpin = calloc(o->reps, sizeof(double));
 		if (!s[i].pin || !s[i].unpin || !s[i].gt_pin || !s[i].gt_unpin) {
+			fprintf(stderr, "gupctl bench: out of memory for %u repetitions\n",
+				o->reps);
 			ret = GUPCTL_EXIT_USAGE;
 			goto close;
 		}
@@ -382,7 +403,7 @@ static int bench_run(struct bench_opts *o)
 		json_array_append_new(ops, op_json(&bench_ops[i], &s[i]));
 	}
 	if (o->json) {
-		doc = json_pack("{s:s, s:s?, s:s?, s:s, s:s?, s:i, s:i, s:i, s:i, s:o}",
+		doc = json_pack("{s:s, s:s?, s:s?, s:s, s:s?, s:I, s:i, s:i, s:i, s:o}",
 				"job", "bench", "flavour", o->flavour,
 				"policy", getenv("GUP_LAB_POLICY"), "kernel_release", u.release,
 				"clocksource", clock,

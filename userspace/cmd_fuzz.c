@@ -203,6 +203,7 @@ struct fz_global {
 	pthread_mutex_t out;
 	unsigned long printed;
 	bool have_ext4, have_hugetlb, have_uffd, have_debugfs;
+	long long foll_pins_start;	/* foll_pins_held() before the threads, or -1 */
 	bool have_unix;			/* AF_UNIX: SCM_RIGHTS, else pidfd_getfd(2) */
 	char no_ext4[160], no_hugetlb[160], no_uffd[160];
 	unsigned long vdso, vvar, vvar_pages;
@@ -788,6 +789,7 @@ struct fz_pin_try {
 	bool may_block;
 	void *req_at;			/* where the request lives (default: stack) */
 	bool out_faults;
+	bool bench;			/* BENCH: no per-pin limit (it pins nothing past the call) */
 };
 
 /* The facts of a PIN of the model's memory (not a malformed one). */
@@ -804,7 +806,7 @@ static void pin_facts(struct fz_thread *t, const struct fz_pin_try *p, struct ab
 	c->flag_missing = (p->flags & GUP_PIN_FLAG_ALLOW_BROKEN) &&
 			  !(t->g->ver.features & GUP_PIN_FEATURE_ALLOW_BROKEN);
 	c->requested = nr > UINT32_MAX ? UINT32_MAX : nr;
-	c->over_per_pin = nr > t->g->ver.max_pages_per_pin;
+	c->over_per_pin = !p->bench && nr > t->g->ver.max_pages_per_pin;
 	c->total_maybe = t->held + nr > t->g->cap;
 	c->may_block = p->may_block;
 	c->out_faults = p->out_faults;
@@ -2233,6 +2235,45 @@ static long long debugfs_total(const char *key)
 	return p && !strncmp(buf, "total ", 6) ? strtoll(p + strlen(pat), NULL, 10) : -1;
 }
 
+/*
+ * The FOLL_PIN pins the kernel holds, every caller together:
+ * nr_foll_pin_acquired - nr_foll_pin_released of /proc/vmstat (mm/gup.c's
+ * node_stat_mod_folio() calls, 6.1 mm/gup.c:176,190), once a write to
+ * vm.stat_refresh has folded each CPU's share in (mm/vmstat.c:1871
+ * vmstat_refresh), so that both are exact.  BENCH pins and unpins within
+ * one ioctl, where debugfs never sees its pages: this is what would see
+ * one it kept.  -1 if unreadable.  (get_user_pages() references have no
+ * such counter.)
+ */
+static long long foll_pins_held(void)
+{
+	long long acq = -1, rel = -1, v;
+	char key[64], line[128];
+	FILE *f;
+	int fd;
+
+	fd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (write(fd, "1\n", 2) != 2) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	f = fopen("/proc/vmstat", "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lld", key, &v) == 2) {
+			if (!strcmp(key, "nr_foll_pin_acquired"))
+				acq = v;
+			else if (!strcmp(key, "nr_foll_pin_released"))
+				rel = v;
+		}
+	fclose(f);
+	return acq < 0 || rel < 0 ? -1 : acq - rel;
+}
+
 static void op_total(struct fz_thread *t)
 {
 	unsigned long total = t->g->ver.max_pages_total;
@@ -2435,7 +2476,8 @@ static void bench_spoil(struct fz_thread *t, struct gup_pin_bench *b)
  * that cannot be copied back.  The ioctl is judged as BENCH (its own
  * checks, then ENOMEM); GUP's answer, the err field, as a PIN's GUP
  * answer of the same pages; nr_taken as a PIN's nr_pinned.  Nothing may
- * outlive it: final_check() sees the counters.
+ * outlive it: debugfs never sees BENCH's pages, final_check() the
+ * kernel's FOLL_PIN balance does (foll_pins_held()).
  */
 static void op_bench(struct fz_thread *t)
 {
@@ -2458,8 +2500,10 @@ static void op_bench(struct fz_thread *t)
 		t->skipped[t->op]++;
 		return;
 	}
+	/* the facts once the room is made: held counts in total_maybe */
+	pins_make_room(t, n);
+	p.bench = true;
 	pin_facts(t, &p, &gup);
-	gup.over_per_pin = false;
 	c = gup;
 	c.ioctl = ABI_BENCH;
 	b->addr = p.addr;
@@ -2484,7 +2528,6 @@ static void op_bench(struct fz_thread *t)
 		 p.fdi, (unsigned long long)b->addr, (unsigned long long)b->len, n,
 		 method_str(p.method, m, sizeof(m)), gup_flags_str(p.flags, f, sizeof(f)),
 		 b->nr_per_call, c.malformed ? " malformed" : "", ro ? " answer read-only" : "");
-	pins_make_room(t, n);
 	err = fz_ioctl(t, t->fd[p.fdi], GUP_PIN_IOC_BENCH, b);
 	if (!fz_judge(t, &c, err, what) || err)
 		return;
@@ -2765,6 +2808,7 @@ static void probe_memory(struct fz_global *g)
 	else
 		snprintf(g->no_uffd, sizeof(g->no_uffd), "userfaultfd(2): %s", errno_name(fd));
 	g->have_debugfs = debugfs_total("pages_pinned") >= 0;
+	g->foll_pins_start = foll_pins_held();
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	g->have_unix = fd >= 0;
 	if (fd >= 0)
@@ -2784,13 +2828,24 @@ static int parse_seed(const struct gopt *opt, const char *arg)
 	return 0;
 }
 
-/* What debugfs says once every fd is closed. */
+/* What debugfs and the kernel say once every fd is closed. */
 struct fz_left {
 	bool checked;			/* debugfs was readable */
 	bool ok;			/* no pin, no page held (or not checked) */
 	long long pins_live, pages_pinned;
 	char pins[96];			/* the start of debugfs "pins" */
+	bool foll_checked;		/* /proc/vmstat's FOLL_PIN counters were readable */
+	long long foll_pins;		/* FOLL_PIN pins held now less at the start */
 };
+
+static const char *foll_pins_str(const struct fz_left *l, char *buf, size_t size)
+{
+	if (l->foll_checked)
+		snprintf(buf, size, "FOLL_PIN pins kept, kernel-wide: %lld", l->foll_pins);
+	else
+		snprintf(buf, size, "FOLL_PIN balance unreadable");
+	return buf;
+}
 
 /* Close every fd, then no pin may be left (debugfs counters). */
 static void final_check(struct fz_global *g, struct fz_left *l)
@@ -2806,7 +2861,13 @@ static void final_check(struct fz_global *g, struct fz_left *l)
 	l->pages_pinned = debugfs_total("pages_pinned");
 	if (gupdev_debugfs_read("pins", l->pins, sizeof(l->pins)) < 0)
 		snprintf(l->pins, sizeof(l->pins), "?");
-	l->ok = !l->pins_live && !l->pages_pinned && !l->pins[0];
+	if (g->foll_pins_start >= 0) {
+		l->foll_pins = foll_pins_held();
+		l->foll_checked = l->foll_pins >= 0;
+		l->foll_pins -= g->foll_pins_start;
+	}
+	l->ok = !l->pins_live && !l->pages_pinned && !l->pins[0] &&
+		(!l->foll_checked || l->foll_pins <= 0);
 }
 
 /* The command that replays this run (each thread's requests, not their interleaving). */
@@ -2907,9 +2968,11 @@ static int fz_json(const struct fz_global *g, const struct fz_totals *r, FILE *f
 		json_not_fuzzed(nf, g->have_uffd, "userfaultfd", g->no_uffd);
 	}
 	left = !r->left.checked ? json_null() :
-	       json_pack("{s:I, s:I, s:s}", "pins_live", (json_int_t)r->left.pins_live,
+	       json_pack("{s:I, s:I, s:s, s:o}", "pins_live", (json_int_t)r->left.pins_live,
 			 "pages_pinned", (json_int_t)r->left.pages_pinned,
-			 "pins", r->left.pins);
+			 "pins", r->left.pins, "foll_pins",
+			 !r->left.foll_checked ? json_null() :
+			 json_integer(r->left.foll_pins));
 	snprintf(seed, sizeof(seed), "%#" PRIx64, g->seed);
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "?");
@@ -2940,6 +3003,7 @@ static int fz_json(const struct fz_global *g, const struct fz_totals *r, FILE *f
 static int fuzz_run(struct fz_global *g, FILE *json, const char *json_path)
 {
 	struct fz_totals r = { 0 };
+	char fp[64];
 	pthread_rwlockattr_t ra;
 	struct timespec t0, t1;
 	pthread_t *th;
@@ -3013,9 +3077,10 @@ static int fuzz_run(struct fz_global *g, FILE *json, const char *json_path)
 		       r.failed[i] ? "not ok" : "ok", i + 1, fz_ops[i].name, r.done[i],
 		       r.errs[i], r.skipped[i], r.failed[i]);
 	if (r.left.checked)
-		printf("%s %d no pin left once every fd is closed (debugfs: pins_live=%lld pages_pinned=%lld%s%s)\n",
+		printf("%s %d no pin left once every fd is closed (debugfs: pins_live=%lld pages_pinned=%lld%s%s; %s)\n",
 		       r.left.ok ? "ok" : "not ok", FZ_OP_COUNT + 1, r.left.pins_live,
-		       r.left.pages_pinned, r.left.pins[0] ? ", pins: " : "", r.left.pins);
+		       r.left.pages_pinned, r.left.pins[0] ? ", pins: " : "", r.left.pins,
+		       foll_pins_str(&r.left, fp, sizeof(fp)));
 	else
 		printf("ok %d no pin left once every fd is closed # SKIP debugfs %s unreadable\n",
 		       FZ_OP_COUNT + 1, GUP_PIN_TEST_DEBUGFS);

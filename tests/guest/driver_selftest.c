@@ -680,7 +680,6 @@ TEST_F(gup_test, version)
 	EXPECT_EQ(0U, ver->reserved[0] | ver->reserved[1] | ver->reserved[2]);
 }
 
-/* Anon memory: every method takes it writable, on every flavour. */
 /* ---- BENCH (ABI 3): bad requests refused, nothing outlives the call ---- */
 
 /* A BENCH of the fixture's page: one page, one per call. */
@@ -802,6 +801,7 @@ TEST_F(gup_test, bench_takes_and_gives_back)
 	EXPECT_EQ(0x3c, p[15 * ps]);
 }
 
+/* Anon memory: every method takes it writable, on every flavour. */
 static void anon_roundtrip(struct __test_metadata *_metadata,
 			   struct gupdev *dev, struct target *mem,
 			   unsigned int method)
