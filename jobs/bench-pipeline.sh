@@ -3,6 +3,7 @@
 #   1. --boots N scripted boots of stock that run nothing (`--exec true`),
 #      each split by qemu/run.sh's report into preparing the disks, QEMU,
 #      collecting, and the guest's own clock at init and at its last line;
+#      then N pairs of that boot started together (two guests at once);
 #   2. --checks M warm runs of `make check` (tests/run.sh), each timed and
 #      its boots counted (GUP_LAB_BOOT_LOG), each suite's too, in
 #      boot-equivalents: its wall time over the median boot of step 1;
@@ -67,6 +68,33 @@ for i in $(seq 1 "$boots"); do
 		>>"$out/boots.jsonl"
 	jq -r --arg i "$i" --arg n "$boots" '"# pipeline: boot \($i) of \($n): \(.run_seconds) s (QEMU \(.qemu_seconds) s, the guest ran init at \(.guest_init_seconds) s of its clock)"' \
 		<(tail -1 "$out/boots.jsonl")
+done
+
+# 1b. Two guests at once on the host's cores: --boots N pairs of the same
+# scripted boot started together, the pair's wall time.  Running the
+# suites' guests side by side is worth it only if a pair takes clearly
+# less than two boots one after the other (pipeline.json's
+# parallel.speedup: 2 x the median boot over the median pair).
+: >"$out/pairs.jsonl"
+for i in $(seq 1 "$boots"); do
+	t0=$(date +%s.%N)
+	"$LAB_ROOT/qemu/run.sh" --flavour stock --quiet --timeout 120 --exec true \
+		>"$out/pair-$i.a.log" 2>&1 &
+	a=$!
+	"$LAB_ROOT/qemu/run.sh" --flavour stock --quiet --timeout 120 --exec true \
+		>"$out/pair-$i.b.log" 2>&1 &
+	b=$!
+	ok=true
+	wait "$a" || ok=false
+	wait "$b" || ok=false
+	wall=$(echo "$(date +%s.%N) - $t0" | bc)
+	if [ "$ok" = true ]; then
+		jq -nc --argjson w "$(printf '%.2f' "$wall")" '{pair_seconds: $w}' >>"$out/pairs.jsonl"
+		echo "# pipeline: pair $i of $boots: two boots at once in $(printf '%.2f' "$wall") s"
+	else
+		bad=1
+		echo "# pipeline: pair $i of $boots FAILED (see pair-$i.a.log, pair-$i.b.log)"
+	fi
 done
 
 # 2. Warm make check, its boots counted.
@@ -173,6 +201,9 @@ med(.run_seconds) as $boot |
 		 guest_init_seconds: med(.guest_init_seconds),
 		 guest_last_seconds: med(.guest_last_seconds)},
 	runs: $b},
+ parallel: {pairs: ($p | length), median_pair_seconds: ($p | map(.pair_seconds) | median),
+	speedup: (($p | map(.pair_seconds) | median) as $m |
+		if $m and $boot then (2 * $boot / $m * 100 | round / 100) else null end)},
  checks: [$c[] | . + {boot_equivalents:
 	(if $boot then (.wall_seconds / $boot * 10 | round / 10) else null end)}],
  builds: $k,
@@ -184,6 +215,7 @@ med(.run_seconds) as $boot |
 		([$d[].bytes_g] | add) / ([$d[].bytes_plain] | add) else null end),
 	runs: $d}}'
 jq -n --slurpfile b "$out/boots.jsonl" --slurpfile c "$out/checks.jsonl" \
+	--slurpfile p "$out/pairs.jsonl" \
 	--slurpfile k "$out/builds.jsonl" --slurpfile d "$out/dwarf.jsonl" \
 	--argjson asked "$boots" "$filter" >"$out/pipeline.json"
 results_flavour stock "ran=true" "why_not_run=null" "boots=$boots" \
