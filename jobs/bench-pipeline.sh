@@ -110,8 +110,8 @@ for i in $(seq 1 "$checks"); do
 	set -e
 	wall=$(echo "$(date +%s.%N) - $t0" | bc)
 	[ "$status" -eq 0 ] || bad=1
-	# tests/run.sh's progress lines: "# lab/20-driver: 9 passed, 0 failed in 120 s"
-	sed -n 's/^# \([^ ]*\): [0-9]* passed, .* in \([0-9]*\) s$/{"suite": "\1", "seconds": \2}/p' \
+	# tests/run.sh's progress lines: "# lab/20-driver: 9 passed, 0 failed in 120 s, 6 boots"
+	sed -n 's/^# \([^ ]*\): [0-9]* passed, .* in \([0-9]*\) s, [0-9]* boots$/{"suite": "\1", "seconds": \2}/p' \
 		"$out/check-$i.log" >"$out/check-$i.suites.jsonl"
 	# The boot log: a {"suite": NAME} line as each suite starts, then its
 	# boots' reports.

@@ -12,7 +12,8 @@
 # A suite is a script printing TAP result lines ("ok N - ...", "not ok N
 # - ...", "# ..." diagnostics) and a plan; it runs to the end before its
 # subtest is printed (KTAP wants the plan first), so progress goes to
-# stderr: one line per suite with its elapsed time.
+# stderr: one line per suite with its elapsed time and the guests it
+# booted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +25,14 @@ fi
 passed=0 failed=0 skipped=0 start=$SECONDS
 outdir=$(mktemp -d)
 trap 'rm -rf "$outdir"' EXIT
+# Every guest's runner report lands here (qemu/run.sh): the boots each
+# suite made, counted in its progress line.
+export GUP_LAB_BOOT_LOG=${GUP_LAB_BOOT_LOG:-$outdir/boots.jsonl}
+touch "$GUP_LAB_BOOT_LOG"
+# boots: the runner reports in the boot log so far
+boots() {
+	grep -c '"qemu_seconds"' "$GUP_LAB_BOOT_LOG" || true
+}
 
 echo "KTAP version 1"
 echo "1..${#suites[@]}"
@@ -35,8 +44,8 @@ for suite in "${suites[@]}"; do
 	out=$outdir/$n.tap
 	echo "# $name: running ($((SECONDS - start)) s so far)" >&2
 	# the boots that follow are this suite's (jobs/bench-pipeline.sh)
-	[ -z "${GUP_LAB_BOOT_LOG:-}" ] || echo "{\"suite\": \"$name\"}" >>"$GUP_LAB_BOOT_LOG"
-	t0=$SECONDS
+	echo "{\"suite\": \"$name\"}" >>"$GUP_LAB_BOOT_LOG"
+	t0=$SECONDS b0=$(boots)
 	set +e
 	bash "$suite" >"$out" 2>&1
 	status=$?
@@ -60,12 +69,13 @@ for suite in "${suites[@]}"; do
 	passed=$((passed + p - sk))
 	skipped=$((skipped + sk))
 	failed=$((failed + f))
-	echo "# $name: $((p - sk)) passed, $f failed$([ "$sk" -eq 0 ] || echo ", $sk skipped") in $((SECONDS - t0)) s" >&2
+	echo "# $name: $((p - sk)) passed, $f failed$([ "$sk" -eq 0 ] || echo ", $sk skipped") in $((SECONDS - t0)) s, $(($(boots) - b0)) boots" >&2
 	if [ "$f" -eq 0 ]; then
 		echo "ok $n $name"
 	else
 		echo "not ok $n $name"
 	fi
 done
+echo "# all suites: $((SECONDS - start)) s, $(boots) boots" >&2
 echo "$passed passed, $failed failed$([ "$skipped" -eq 0 ] || echo ", $skipped skipped")"
 [ "$failed" -eq 0 ]
