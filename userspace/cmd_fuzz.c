@@ -981,10 +981,31 @@ static void rnd_range(struct fz_thread *t, unsigned long *addr, unsigned int *n)
 	*addr = (unsigned long)slot_addr(t, s, page);
 }
 
+/*
+ * A random method and flag mix for @n pages at p->addr (PIN, BENCH).  A
+ * request a policy expects a kernel WARN for is the matrix's cell, not the
+ * fuzz's: skipped (false), unless the driver refuses it first (ALLOW_BROKEN
+ * on a kernel without it).
+ */
+static bool rnd_gup_call(struct fz_thread *t, struct fz_pin_try *p, unsigned int n)
+{
+	bool refuse, report;
+
+	p->len = (unsigned long long)n * fz_ps(t);
+	p->method = rng_below(&t->rng, GUP_PIN_METHOD_COUNT);
+	p->flags = rnd_flags(t);
+	pin_outlook(t, p->addr, n, p->method, p->flags, &refuse, &report);
+	if (report && !((p->flags & GUP_PIN_FLAG_ALLOW_BROKEN) &&
+			!(t->g->ver.features & GUP_PIN_FEATURE_ALLOW_BROKEN))) {
+		t->skipped[t->op]++;
+		return false;
+	}
+	return true;
+}
+
 static void op_pin(struct fz_thread *t)
 {
 	struct fz_pin_try p = { .fdi = rng_below(&t->rng, 2) };
-	bool refuse, report;
 	unsigned int n;
 
 	if (t->g->vdso && rng_pct(&t->rng, 3)) {
@@ -994,15 +1015,8 @@ static void op_pin(struct fz_thread *t)
 	} else {
 		rnd_range(t, &p.addr, &n);
 	}
-	p.len = (unsigned long long)n * fz_ps(t);
-	p.method = rng_below(&t->rng, GUP_PIN_METHOD_COUNT);
-	p.flags = rnd_flags(t);
-	pin_outlook(t, p.addr, n, p.method, p.flags, &refuse, &report);
-	if (report && !((p.flags & GUP_PIN_FLAG_ALLOW_BROKEN) &&
-			!(t->g->ver.features & GUP_PIN_FEATURE_ALLOW_BROKEN))) {
-		t->skipped[t->op]++;
+	if (!rnd_gup_call(t, &p, n))
 		return;
-	}
 	pins_make_room(t, n);
 	pin_try(t, &p);
 }
@@ -2486,20 +2500,13 @@ static void op_bench(struct fz_thread *t)
 	struct abi_call c, gup = { 0 };
 	char what[192], m[32], f[48];
 	const char *bad;
-	bool refuse, report, ro;
+	bool ro;
 	unsigned int n, i;
 	int err;
 
 	rnd_range(t, &p.addr, &n);
-	p.len = (unsigned long long)n * fz_ps(t);
-	p.method = rng_below(&t->rng, GUP_PIN_METHOD_COUNT);
-	p.flags = rnd_flags(t);
-	pin_outlook(t, p.addr, n, p.method, p.flags, &refuse, &report);
-	if (report && !((p.flags & GUP_PIN_FLAG_ALLOW_BROKEN) &&
-			!(t->g->ver.features & GUP_PIN_FEATURE_ALLOW_BROKEN))) {
-		t->skipped[t->op]++;
+	if (!rnd_gup_call(t, &p, n))
 		return;
-	}
 	/* the facts once the room is made: held counts in total_maybe */
 	pins_make_room(t, n);
 	p.bench = true;

@@ -877,6 +877,26 @@ static bool abi_first(const struct abi_check *k, size_t n, struct abi_answers *a
 }
 
 /* PIN's checks come in the documented order, then GUP answers. */
+/*
+ * What PIN and BENCH answer before GUP: the first of @checks that holds
+ * (true: that is the answer), else ENOSPC where the total may be reached
+ * and ENOMEM (the driver's bookkeeping, GUP's page tables and pages) as
+ * well as what follows.  Where TASK_SIZE depends on the paging levels, a
+ * range near it may be EINVAL too.
+ */
+static bool abi_before_gup(const struct abi_call *c, const struct abi_check *checks,
+			   size_t n, struct abi_answers *a)
+{
+	if (c->maybe_malformed && !c->malformed)
+		answer(a, EINVAL);
+	if (abi_first(checks, n, a))
+		return true;
+	if (c->total_maybe)
+		answer(a, ENOSPC);
+	answer(a, ENOMEM);
+	return false;
+}
+
 static void abi_pin_answers(const struct abi_call *c, struct abi_answers *a)
 {
 	const struct abi_check before_gup[] = {
@@ -886,15 +906,8 @@ static void abi_pin_answers(const struct abi_call *c, struct abi_answers *a)
 		{ c->over_total, ENOSPC, "PIN: beyond max_pages_total (all pins and calls in flight) is ENOSPC before GUP" },
 	};
 
-	/* where TASK_SIZE depends on the paging levels: EINVAL, or GUP's answer */
-	if (c->maybe_malformed && !c->malformed)
-		answer(a, EINVAL);
-	if (abi_first(before_gup, sizeof(before_gup) / sizeof(before_gup[0]), a))
+	if (abi_before_gup(c, before_gup, sizeof(before_gup) / sizeof(before_gup[0]), a))
 		return;
-	if (c->total_maybe)
-		answer(a, ENOSPC);
-	/* the driver's bookkeeping, GUP's page tables and pages */
-	answer(a, ENOMEM);
 	/*
 	 * GUP fails with EFAULT only when it took no page (__get_user_pages():
 	 * "return i ? i : ret", mm/gup.c:1303 in 6.1, 1580 in 6.12): the
@@ -924,13 +937,8 @@ static void abi_bench_answers(const struct abi_call *c, struct abi_answers *a)
 		{ c->over_total, ENOSPC, "BENCH: beyond max_pages_total (all pins and calls in flight) is ENOSPC" },
 	};
 
-	if (c->maybe_malformed && !c->malformed)
-		answer(a, EINVAL);
-	if (abi_first(before_gup, sizeof(before_gup) / sizeof(before_gup[0]), a))
+	if (abi_before_gup(c, before_gup, sizeof(before_gup) / sizeof(before_gup[0]), a))
 		return;
-	if (c->total_maybe)
-		answer(a, ENOSPC);
-	answer(a, ENOMEM);
 	a->success = true;
 	a->why = "a well-formed BENCH succeeds: GUP's own error is its err field";
 }
