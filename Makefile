@@ -4,6 +4,11 @@
 
 FLAVOURS := $(shell awk '!/^\#/ && NF { print $$1 }' patches/flavours)
 FLAVOUR ?= stock
+# A command-line variable stays this Makefile's: V=1 is the jobs' (the
+# guests' consoles streamed, jobs/README.md), and the kernel's own make,
+# run below, would read a command-line V=1 as its verbose build (whose
+# log build-progress.sh cannot count).  The environment still has it.
+MAKEOVERRIDES :=
 
 .PHONY: all deps kernels rootfs modules gupctl shell boot lab matrix docs repro consumers soak bench bench-pipeline check lint clean
 

@@ -152,14 +152,22 @@ if [ "$dwarf" -gt 0 ]; then
 	scratch=$(mktemp -d)
 	n=0
 	# K spread evenly over the three directories' objects, in name order
-	mapfile -t cmds < <(cd "$kb" && printf '%s\n' mm/.*.o.cmd fs/ext4/.*.o.cmd kernel/.*.o.cmd |
-		awk -v k="$dwarf" '{ a[NR] = $0 } END { for (i = 0; i < k && i < NR; i++) print a[1 + int(i * NR / k)] }')
+	# (K no more than there are)
+	mapfile -t cmds < <(cd "$kb" 2>/dev/null &&
+		printf '%s\n' mm/.*.o.cmd fs/ext4/.*.o.cmd kernel/.*.o.cmd |
+		awk -v k="$dwarf" '{ a[NR] = $0 } END { if (k > NR) k = NR
+			for (i = 0; i < k; i++) print a[1 + int(i * NR / k)] }')
 	for cmdf in "${cmds[@]}"; do
-		[ -f "$kb/$cmdf" ] || continue
 		obj=${cmdf%.cmd}
 		obj=${obj%/*}/${obj##*/.}
-		cmd=$(sed -n '1s/^cmd_[^ ]* := //p' "$kb/$cmdf" | sed 's/ ; .*//; s/^ccache //')
-		[[ $cmd == *" -g "* && $cmd == *" -c -o $obj "* ]] || continue
+		# "cmd_mm/gup.o := ccache gcc ... ; objtool ..." (6.3 on: savedcmd_);
+		# its dependency file goes to the scratch, not into the cache
+		cmd=$(sed -n '1s/^\(saved\)\{0,1\}cmd_[^ ]* := //p' "$kb/$cmdf" 2>/dev/null |
+			sed 's/ ; .*//; s/^ccache //; s/ -Wp,-MMD,[^ ]* / -Wp,-MMD,'"${scratch//\//\\/}"'\/dep.d /')
+		if [[ $cmd != *" -g "* || $cmd != *" -c -o $obj "* ]]; then
+			echo "# pipeline: DWARF: $cmdf: not a C compile with -g, left out"
+			continue
+		fi
 		plain=$(sed 's/ -g / /; s/ -fno-var-tracking / /; s/ -femit-struct-debug-baseonly / /' <<<"$cmd")
 		tg=() tp=()
 		for _ in 1 2; do
@@ -167,14 +175,14 @@ if [ "$dwarf" -gt 0 ]; then
 				if [ $variant = g ]; then c=$cmd; else c=$plain; fi
 				c=${c/ -c -o $obj / -c -o $scratch/$variant.o }
 				t0=$(date +%s.%N)
-				(cd "$kb" && eval "$c") >/dev/null 2>&1 || continue 2
+				if ! (cd "$kb" && eval "$c") >"$scratch/cc.log" 2>&1; then
+					echo "# pipeline: DWARF: $obj ($variant) does not compile: $(head -1 "$scratch/cc.log")"
+					continue 3
+				fi
 				t=$(echo "$(date +%s.%N) - $t0" | bc)
 				if [ $variant = g ]; then tg+=("$t"); else tp+=("$t"); fi
 			done
 		done
-		if [ ${#tg[@]} -ne 2 ] || [ ${#tp[@]} -ne 2 ]; then
-			continue
-		fi
 		best_g=$(printf '%s\n' "${tg[@]}" | sort -g | head -1)
 		best_plain=$(printf '%s\n' "${tp[@]}" | sort -g | head -1)
 		jq -nc --arg object "$obj" --argjson g "$best_g" --argjson plain "$best_plain" \
@@ -185,7 +193,9 @@ if [ "$dwarf" -gt 0 ]; then
 		n=$((n + 1))
 	done
 	rm -rf "$scratch"
-	echo "# pipeline: DWARF: $n objects of stock compiled with and without -g"
+	echo "# pipeline: DWARF: $n of $dwarf objects of stock compiled with and without -g"
+	# fewer than asked: said above; none at all is a failure
+	[ "$n" -gt 0 ] || bad=1
 fi
 
 # The medians: the middle element, or the mean of the two middle ones.

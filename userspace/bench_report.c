@@ -85,7 +85,7 @@ static unsigned int path_round(const char *path, unsigned int dflt)
 	unsigned long v;
 	char *e;
 
-	if (!end || end[5])
+	if (!end || end[5] || end == base)
 		return dflt;
 	for (dot = end - 1; dot > base && *dot != '.'; dot--)
 		;
@@ -255,6 +255,81 @@ static void md_policies(const struct breport *r, FILE *f)
 	fputc('\n', f);
 }
 
+/*
+ * Within one boot: an operation where a policy's check runs, over one
+ * where it does not or returns early.  A boot's own speed (TCG's, the
+ * host's) cancels in such a ratio; comparing a flavour's with stock's
+ * leaves what the check costs.  The checks are named after the series'
+ * code (patches/gup-v1, gup-v7, gup-v9).
+ */
+static const struct bench_pair {
+	const char *op, *control, *what;
+} bench_pairs[] = {
+	{ "pin-fast:write,longterm:anon", "pin-fast:write:anon",
+	  "LONGTERM on anonymous memory, fast path: every check returns early (anon)" },
+	{ "pin-fast:write,longterm:shmem", "pin-fast:write:shmem",
+	  "LONGTERM and WRITE of a file-backed (shmem) page, fast path: v7's folio_longterm_write_pin_allowed(), v9's folio_fast_pin_allowed() read the folio's mapping" },
+	{ "pin:write,longterm:shmem", "pin:write,longterm:anon",
+	  "the slow path on shmem against anon: v7's and v9's vma_needs_dirty_tracking(), v1's check_vma_flags() test" },
+};
+
+/* @f's ratio @p->op / @p->control of each boot; false if none. */
+static bool pair_ratio(const struct bflavour *f, const struct bench_pair *p,
+		       struct bench_stats *st)
+{
+	double v[MAX_ROUNDS], a, b;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < f->nr; i++) {
+		a = doc_median(f->docs[i], p->op, "ours", "pin_ns_per_page");
+		b = doc_median(f->docs[i], p->control, "ours", "pin_ns_per_page");
+		if (a >= 0 && b > 0)
+			v[n++] = a / b;
+	}
+	if (!n)
+		return false;
+	bench_stats(v, n, st);
+	return true;
+}
+
+static void md_within_boot(const struct breport *r, FILE *f)
+{
+	struct bench_stats st, base;
+	unsigned int i, j, b;
+
+	fputs("## The checks, measured within each boot\n\n"
+	      "An operation where a policy's check runs over its control in the same boot\n"
+	      "(the boot's own speed cancels), as median (min..max) over the flavour's\n"
+	      "rounds; then that median over stock's.\n\n| operation / control | what runs |", f);
+	for (i = 0; i < r->nr_fl; i++)
+		fprintf(f, " `%s` |", r->fl[i].name);
+	fputs("\n|---|---|", f);
+	for (i = 0; i < r->nr_fl; i++)
+		fputs("---:|", f);
+	fputc('\n', f);
+	for (j = 0; j < sizeof(bench_pairs) / sizeof(bench_pairs[0]); j++) {
+		const struct bench_pair *p = &bench_pairs[j];
+		bool have_base = false;
+
+		for (b = 0; b < r->nr_fl; b++)
+			if (!strcmp(r->fl[b].name, "stock"))
+				have_base = pair_ratio(&r->fl[b], p, &base);
+		fprintf(f, "| `%s` / `%s` | %s |", p->op, p->control, p->what);
+		for (i = 0; i < r->nr_fl; i++) {
+			if (!pair_ratio(&r->fl[i], p, &st)) {
+				fputs(" not run |", f);
+				continue;
+			}
+			fprintf(f, " %.3f (%.3f..%.3f)", st.median, st.min, st.max);
+			if (have_base && strcmp(r->fl[i].name, "stock") && base.median > 0)
+				fprintf(f, " ×%.3f", st.median / base.median);
+			fputs(" |", f);
+		}
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+}
+
 /* DIR/run.json, or NULL when there is none (yet: the job writes it last). */
 static json_t *run_json_of(const char *dir)
 {
@@ -300,6 +375,7 @@ static int write_md(const struct breport *r)
 	      "![median pin ns per page by operation and flavour](bench.svg)\n\n", f);
 	md_xcheck(r, f);
 	md_policies(r, f);
+	md_within_boot(r, f);
 	return fclose(f) ? GUPCTL_EXIT_USAGE : 0;
 }
 

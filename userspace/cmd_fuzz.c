@@ -2848,7 +2848,8 @@ struct fz_left {
 static const char *foll_pins_str(const struct fz_left *l, char *buf, size_t size)
 {
 	if (l->foll_checked)
-		snprintf(buf, size, "FOLL_PIN pins kept, kernel-wide: %lld", l->foll_pins);
+		snprintf(buf, size, "FOLL_PIN page references kept, kernel-wide: %lld",
+			 l->foll_pins);
 	else
 		snprintf(buf, size, "FOLL_PIN balance unreadable");
 	return buf;

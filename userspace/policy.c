@@ -876,7 +876,6 @@ static bool abi_first(const struct abi_check *k, size_t n, struct abi_answers *a
 	return false;
 }
 
-/* PIN's checks come in the documented order, then GUP answers. */
 /*
  * What PIN and BENCH answer before GUP: the first of @checks that holds
  * (true: that is the answer), else ENOSPC where the total may be reached
@@ -897,6 +896,7 @@ static bool abi_before_gup(const struct abi_call *c, const struct abi_check *che
 	return false;
 }
 
+/* PIN's checks come in the documented order, then GUP answers. */
 static void abi_pin_answers(const struct abi_call *c, struct abi_answers *a)
 {
 	const struct abi_check before_gup[] = {
