@@ -116,7 +116,7 @@ for i in $(seq 1 "$checks"); do
 	# The boot log: a {"suite": NAME} line as each suite starts, then its
 	# boots' reports.
 	# shellcheck disable=SC2016 # jq's own variables
-	jq -n --argjson wall "$(printf '%.1f' "$wall")" --argjson status "$status" \
+	jq -nc --argjson wall "$(printf '%.1f' "$wall")" --argjson status "$status" \
 		--arg summary "$(tail -1 "$out/check-$i.ktap")" \
 		--slurpfile log "$log" --slurpfile suites "$out/check-$i.suites.jsonl" \
 		'[$log[] | select(has("qemu_seconds"))] as $boots |

@@ -85,8 +85,11 @@ status=$?
 cat /lab/out/consumers.log
 exit $status'
 
-bad=0
-for f in "${flavours[@]}"; do
+# One flavour, start to end (two at a time: jobs/lib.sh's job_parallel).
+# Returns 1 if it failed.
+# shellcheck disable=SC2317 # called by job_parallel
+consumers_flavour() {
+	local f=$1 bad=0
 	policy=$(flavour_field "$f" 3)
 	run=$tmp/$f.run
 	guest_out=$tmp/$f.out
@@ -137,6 +140,10 @@ for f in "${flavours[@]}"; do
 		"cells=$(jq .summary.cells "$out/$f.json")" \
 		"mismatches=$(jq .summary.mismatches "$out/$f.json")" \
 		"data_lost=$(jq .summary.data_lost "$out/$f.json")"
-done
+	return "$bad"
+}
+
+bad=0
+job_parallel consumers_flavour "${flavours[@]}" || bad=1
 results_end
 exit "$bad"

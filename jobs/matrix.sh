@@ -94,8 +94,11 @@ echo $? >/lab/out/gup_longterm.status
 echo "gup-lab: longterm end" >/dev/kmsg
 [ $status -eq 0 ] && [ $xstatus -eq 0 ]'
 
-bad=0
-for f in "${flavours[@]}"; do
+# One flavour, start to end: its output and its run.json entry (two at a
+# time: jobs/lib.sh's job_parallel).  Returns 1 if it failed.
+# shellcheck disable=SC2317 # called by job_parallel
+matrix_flavour() {
+	local f=$1 bad=0
 	policy=$(flavour_field "$f" 3)
 	stage=$tmp/$f.stage
 	guest_out=$tmp/$f.out
@@ -109,8 +112,7 @@ for f in "${flavours[@]}"; do
 		results_flavour "$f" kernel_release=null ran=false \
 			"why_not_run=$(jq -n --arg why "$why" '$why')" boots=0 \
 			wall_seconds=null cells=0 mismatches=null gup_longterm=null
-		bad=1
-		continue
+		return 1
 	fi
 	set +e
 	job_boot "$tmp/$f.runner" --flavour "$f" --timeout 1500 \
@@ -195,6 +197,10 @@ for f in "${flavours[@]}"; do
 			"why_not_run=$why" boots=1 "wall_seconds=${boot:-null}" \
 			cells=0 mismatches=null "gup_longterm=$longterm"
 	fi
-done
+	return "$bad"
+}
+
+bad=0
+job_parallel matrix_flavour "${flavours[@]}" || bad=1
 results_end
 exit "$bad"

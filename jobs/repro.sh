@@ -45,6 +45,7 @@ USAGE
 # tree, one line per console line, so that a report's console line (as
 # scan-console.sh --reports gives it) finds its trace in OUT: a "Code:"
 # line stays as it is (decode_stacktrace.sh would add a disassembly).
+# shellcheck disable=SC2317 # called from repro_flavour
 decode_console() {
 	awk '{ print index($0, "Code:") ? "" : $0 }' "$2" |
 		"$1/src/scripts/decode_stacktrace.sh" "$1/build/vmlinux" "$1/src" 2>/dev/null |
@@ -73,10 +74,12 @@ results_begin repro "$results"
 mkdir -p "$LAB_CACHE/runs"
 work=$(mktemp -d "$LAB_CACHE/runs/repro-$(date +%Y%m%d-%H%M%S).XXXX")
 "$gupctl" repro cells "${quick[@]}" >"$work/cells.json"
-failed=0
-
-for f in "${flavours[@]}"; do
-	t0=$SECONDS boots=0 why='' cell_docs=()
+# One flavour's cells, one boot each (flavours two at a time:
+# jobs/lib.sh's job_parallel).  Returns 1 if a cell failed.
+# shellcheck disable=SC2317 # called by job_parallel
+repro_flavour() {
+	local f=$1 failed=0
+	local t0=$SECONDS boots=0 why='' cell_docs=()
 	kdir=$(flavour_dir "$f")
 	out=$RESULTS_DIR/$f
 	mkdir -p "$out"
@@ -146,7 +149,11 @@ for f in "${flavours[@]}"; do
 		mismatches="$(jq '[.cells[] | select(.match | not)] | length' "$RESULTS_DIR/$f.json")"
 	job_verbose "$RESULTS_DIR/$f.ktap"
 	echo "== $f: $(tail -1 "$RESULTS_DIR/$f.ktap" | sed 's/^# repro: //')"
-done
+	return "$failed"
+}
+
+failed=0
+job_parallel repro_flavour "${flavours[@]}" || failed=1
 
 if [ "$keep_images" = 1 ]; then
 	log "boot directories kept in $work"

@@ -12,6 +12,15 @@ if [ -f "$tree/.gup-lab-unpacked" ]; then
 	echo "$tree"
 	exit 0
 fi
+# Jobs stage two flavours at once (jobs/lib.sh's job_parallel): one
+# unpacks, the other waits for it.
+mkdir -p "$(dirname "$tree")"
+exec 9>"$tree.lock"
+flock 9
+if [ -f "$tree/.gup-lab-unpacked" ]; then
+	echo "$tree"
+	exit 0
+fi
 tarball=/usr/src/$pkg.tar.xz
 [ -f "$tarball" ] || die "$tarball missing: run 'make deps'"
 log "unpacking $tarball into $tree"
