@@ -149,11 +149,34 @@ static double rounds_median(const struct bflavour *f, const char *op, const char
 	return st->median;
 }
 
+/*
+ * The pin medians of @nop in @num[i] over those of @dop in @den[i], for
+ * each i < @n where both were measured: their median (min..max) in @st;
+ * false if none.
+ */
+static bool median_ratios(json_t * const *num, const char *nop, json_t * const *den,
+			  const char *dop, unsigned int n, struct bench_stats *st)
+{
+	double v[MAX_ROUNDS], a, b;
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		a = doc_median(num[i], nop, "ours", "pin_ns_per_page");
+		b = doc_median(den[i], dop, "ours", "pin_ns_per_page");
+		if (a >= 0 && b > 0)
+			v[k++] = a / b;
+	}
+	if (!k)
+		return false;
+	bench_stats(v, k, st);
+	return true;
+}
+
 /* @f against @base, round by round: the ratios of @op's pin medians. */
 static bool policy_ratio(const struct bflavour *f, const struct bflavour *base,
 			 const char *op, struct bench_stats *st)
 {
-	double v[MAX_ROUNDS], a, b;
+	json_t *num[MAX_ROUNDS], *den[MAX_ROUNDS];
 	unsigned int i, j, n = 0;
 
 	for (i = 0; i < f->nr; i++) {
@@ -161,15 +184,10 @@ static bool policy_ratio(const struct bflavour *f, const struct bflavour *base,
 			;
 		if (j == base->nr)
 			continue;
-		a = doc_median(f->docs[i], op, "ours", "pin_ns_per_page");
-		b = doc_median(base->docs[j], op, "ours", "pin_ns_per_page");
-		if (a >= 0 && b > 0)
-			v[n++] = a / b;
+		num[n] = f->docs[i];
+		den[n++] = base->docs[j];
 	}
-	if (!n)
-		return false;
-	bench_stats(v, n, st);
-	return true;
+	return median_ratios(num, op, den, op, n, st);
 }
 
 static void md_xcheck(const struct breport *r, FILE *f)
@@ -277,19 +295,7 @@ static const struct bench_pair {
 static bool pair_ratio(const struct bflavour *f, const struct bench_pair *p,
 		       struct bench_stats *st)
 {
-	double v[MAX_ROUNDS], a, b;
-	unsigned int i, n = 0;
-
-	for (i = 0; i < f->nr; i++) {
-		a = doc_median(f->docs[i], p->op, "ours", "pin_ns_per_page");
-		b = doc_median(f->docs[i], p->control, "ours", "pin_ns_per_page");
-		if (a >= 0 && b > 0)
-			v[n++] = a / b;
-	}
-	if (!n)
-		return false;
-	bench_stats(v, n, st);
-	return true;
+	return median_ratios(f->docs, p->op, f->docs, p->control, f->nr, st);
 }
 
 static void md_within_boot(const struct breport *r, FILE *f)
