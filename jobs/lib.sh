@@ -49,9 +49,9 @@ job_boot() {
 # subshell of its own, GUP_LAB_GUESTS of them at a time (default 2: two
 # TCG guests on two cores took 5.4 s where one took 4.7 s,
 # docs/performance.md); one at a time with V=1, whose consoles would
-# interleave.  Each one's output (stdout, then stderr, each to its own) is
-# printed whole, in the flavours' order, as soon as it and those before it
-# are done.  results_flavour numbers
+# interleave.  A line on stderr says when each one starts; its output
+# (stdout, then stderr, each to its own) is printed whole, in the
+# flavours' order, as soon as it and those before it are done.  results_flavour numbers
 # each flavour by its place in the list, as a serial run would.  Returns
 # 1 if any FUNC returned non-zero.
 job_parallel() {
@@ -64,6 +64,8 @@ job_parallel() {
 		while [ "$(jobs -rp | wc -l)" -ge "$n" ]; do
 			wait -n || true
 		done
+		# progress now; the flavour's own lines once it is done
+		echo "# ${func%_flavour}: ${*:i+1:1}: started ($n at a time)" >&2
 		(
 			# shellcheck disable=SC2030 # this subshell's own count
 			RESULTS_NF=$i
