@@ -55,7 +55,7 @@ job_boot() {
 # each flavour by its place in the list, as a serial run would.  Returns
 # 1 if any FUNC returned non-zero.
 job_parallel() {
-	local func=$1 n=${GUP_LAB_GUESTS:-2} dir i status=0
+	local func=$1 n=${GUP_LAB_GUESTS:-2} dir i next=0 status=0
 	shift
 	[ "${V:-0}" != 1 ] || n=1
 	[[ $n =~ ^[1-9][0-9]*$ ]] || die "GUP_LAB_GUESTS must be a number from 1, not '$n'"
@@ -63,6 +63,7 @@ job_parallel() {
 	for ((i = 0; i < $#; i++)); do
 		while [ "$(jobs -rp | wc -l)" -ge "$n" ]; do
 			wait -n || true
+			_job_flush
 		done
 		# progress now; the flavour's own lines once it is done
 		echo "# ${func%_flavour}: ${*:i+1:1}: started ($n at a time)" >&2
@@ -74,17 +75,30 @@ job_parallel() {
 			echo $? >"$dir/$i.status"
 		) >"$dir/$i.out" 2>"$dir/$i.err" &
 	done
-	for ((i = 0; i < $#; i++)); do
-		while [ ! -f "$dir/$i.status" ] && [ "$(jobs -rp | wc -l)" -gt 0 ]; do
+	while [ "$next" -lt $# ]; do
+		if [ ! -f "$dir/$next.status" ] && [ "$(jobs -rp | wc -l)" -gt 0 ]; then
 			wait -n || true
-		done
-		cat "$dir/$i.err" >&2
-		cat "$dir/$i.out"
-		[ "$(cat "$dir/$i.status" 2>/dev/null)" = 0 ] || status=1
+		else
+			# done, or gone without a status (a failure)
+			[ -f "$dir/$next.status" ] || echo 1 >"$dir/$next.status"
+		fi
+		_job_flush
 	done
 	wait
 	rm -rf "$dir"
 	return "$status"
+}
+
+# _job_flush: job_parallel's finished flavours, from the next one to print
+# up to the first still running, printed and counted (its locals: dir,
+# next, status).
+_job_flush() {
+	while [ -f "$dir/$next.status" ]; do
+		cat "$dir/$next.err" >&2
+		cat "$dir/$next.out"
+		[ "$(cat "$dir/$next.status")" = 0 ] || status=1
+		next=$((next + 1))
+	done
 }
 
 # job_verbose FILE...: with V=1, print what a job otherwise only writes to
