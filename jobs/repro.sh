@@ -5,14 +5,17 @@
 #   1. stage the flavour (module, guest gupctl) and read the line of the
 #      BUG in its tree;
 #   2. per cell (`gupctl repro cells`): print the expectation (policy.c,
-#      from the flavour's gup and ext4 columns), boot one guest that runs
-#      `gupctl repro ext4-2018` for the cell (one cell per boot: ext4's
-#      WARN_ON_ONCE and the BUG are once per boot), read the file back
-#      from the scratch image on the host (debugfs, no mount: the guest's
-#      page cache cannot fool it), list the console's kernel reports
-#      (qemu/scan-console.sh --reports), symbolise the console, and let
-#      `gupctl repro judge` measure and compare;
-#   3. per flavour: `gupctl repro collect` writes FLAVOUR.json and
+#      from the flavour's gup and ext4 columns);
+#   3. boot: one guest runs `gupctl repro ext4-2018` for every cell that
+#      can share a boot, one after the other (a marker on /dev/kmsg and a
+#      clear_warn_once between them: ext4's WARN_ON_ONCE fires again);
+#      each cell expected to BUG gets a boot of its own (the BUG panics);
+#   4. per cell: read the file back from the scratch image on the host
+#      (debugfs, no mount: the guest's page cache cannot fool it), list
+#      the kernel reports of the cell's slice of the console
+#      (qemu/scan-console.sh --reports), symbolise it, and let `gupctl
+#      repro judge` measure and compare;
+#   5. per flavour: `gupctl repro collect` writes FLAVOUR.json and
 #      FLAVOUR.ktap into the results directory (docs/results.md).
 #
 #   jobs/repro.sh [--quick] [--flavour F]... [--results DIR] [--keep-images]
@@ -73,13 +76,87 @@ gupctl=$LAB_ROOT/userspace/gupctl
 results_begin repro "$results"
 mkdir -p "$LAB_CACHE/runs"
 work=$(mktemp -d "$LAB_CACHE/runs/repro-$(date +%Y%m%d-%H%M%S).XXXX")
-"$gupctl" repro cells "${quick[@]}" >"$work/cells.json"
-# One flavour's cells, one boot each (flavours two at a time:
-# jobs/lib.sh's job_parallel).  Returns 1 if a cell failed.
+# repro_boot F NAME CELLS: one boot of F running CELLS (a JSON array of
+# `gupctl repro cells`) in order, each in a directory of its own, after a
+# marker on /dev/kmsg and a clear_warn_once (kernel/panic.c: ext4's
+# WARN_ON_ONCEs fire again for the next cell) and with ext4's warning
+# rate limit off (fs/ext4/sysfs.c: warning_ratelimit_interval_ms 0, so
+# that every cell's "does not have buffers attached" is printed).  Then
+# each cell is judged on its own slice of the console: from its marker to
+# the next (the first cell's from the boot's start, the last's to its
+# end), the runner's report with the slice's verdict and the cell's own
+# exit status.  Uses repro_flavour's f, kdir, out, why, flavour_args.
+# shellcheck disable=SC2317 # called from repro_flavour
+repro_boot() {
+	local name=$2 cells=$3 boot=$work/$1-$2 script='' cell c file n i
+	local -a args names
+	n=$(jq length <<<"$cells")
+	mapfile -t names < <(jq -r '.[].file' <<<"$cells")
+	for ((i = 0; i < n; i++)); do
+		mapfile -t args < <(jq -r ".[$i].args[]" <<<"$cells")
+		script+="mkdir -p /mnt/ext4/${names[$i]}; echo 'gup-lab: repro cell ${names[$i]}' >/dev/kmsg; "
+		script+="echo 1 >/sys/kernel/debug/clear_warn_once; "
+		script+="gupctl repro ext4-2018 $(printf '%q ' "${args[@]}" "${flavour_args[@]}")"
+		script+="--dir /mnt/ext4/${names[$i]} --json /lab/out/${names[$i]}.json; "
+		script+="echo \$? >/lab/out/${names[$i]}.status; "
+	done
+	job_boot "$out/$name.runner.log" --flavour "$f" --files "$work/stage-$f" \
+		--allow-kernel-reports --raw-trace --timeout $((120 + 60 * n)) --report "$out/$name.report" \
+		--out "$boot" --results "$boot.out" \
+		--exec "insmod /lab/gup_pin_test.ko || exit 1
+			for r in /sys/fs/ext4/*/warning_ratelimit_interval_ms; do echo 0 >\$r; done
+			$script" || true
+	cp "$boot/console.log" "$out/$name.console.log" 2>/dev/null || : >"$out/$name.console.log"
+	decode_console "$kdir" "$out/$name.console.log" "$out/$name.console.decoded" ||
+		cp "$out/$name.console.log" "$out/$name.console.decoded"
+	for suffix in console.log console.decoded; do
+		awk -v names="${names[*]}" -v dir="$out" -v suffix="$suffix" '
+			BEGIN { n = split(names, name, " "); cur = name[1]
+				for (i = 1; i <= n; i++) { want[name[i]] = 1; printf "" >dir "/" name[i] "." suffix } }
+			{ l = $0; sub(/\r$/, "", l)
+			  if (match(l, /gup-lab: repro cell [^ ]+$/)) {
+				m = substr(l, RSTART + 20); if (m in want) cur = m }
+			  print >dir "/" cur "." suffix }' "$out/$name.$suffix"
+	done
+	for ((i = 0; i < n; i++)); do
+		c=$out/${names[$i]}
+		cp "$boot.out/${names[$i]}.json" "$c.guest.json" 2>/dev/null || rm -f "$c.guest.json"
+		jq --arg v "$(qemu/scan-console.sh "$c.console.log" | sed -n '1s/^verdict=//p')" \
+			--arg st "$(cat "$boot.out/${names[$i]}.status" 2>/dev/null || true)" \
+			'.kernel_verdict = $v
+			| .guest_status = (if $st == "" then null else ($st | tonumber) end)
+			| .timed_out = (.timed_out and $st == "")' \
+			"$out/$name.report" >"$c.report" 2>/dev/null || rm -f "$c.report"
+		# the host's read of the file the guest named (scratch at /mnt/ext4)
+		file=$(jq -r '.file // empty' "$c.guest.json" 2>/dev/null || true)
+		rm -f "$c.host-read"
+		[ -z "$file" ] ||
+			debugfs -R "cat /${file#/mnt/ext4/}" "$boot/scratch.img" >"$c.host-read" 2>/dev/null || true
+		# the console's kernel reports (their traces in the decoded slice)
+		qemu/scan-console.sh --reports "$c.console.log" >"$c.reports.json" ||
+			rm -f "$c.reports.json"
+		cell=$(jq -c ".[$i]" <<<"$cells")
+		mapfile -t args < <(jq -r '.args[]' <<<"$cell")
+		echo "== $f $(jq -r .label <<<"$cell"):"
+		"$gupctl" repro judge "${args[@]}" "${flavour_args[@]}" --flavour "$f" \
+			--guest-json "$c.guest.json" --report "$c.report" \
+			--console "$c.console.log" --reports "$c.reports.json" \
+			--decoded "$c.console.decoded" --host-read "$c.host-read" \
+			--runner-log "$out/$name.runner.log" \
+			--console-name "$f/${names[$i]}.console.log" -o "$work/$f-${names[$i]}.json" ||
+			true
+	done
+	[ "$keep_images" = 1 ] || rm -rf "$boot" "$boot.out"
+}
+
+# One flavour's cells: those that can share a boot in one, each that ends
+# its boot (a BUG) in one of its own (`gupctl repro cells`' "boot"), the
+# flavours two at a time (jobs/lib.sh's job_parallel).  Returns 1 if a
+# cell failed.
 # shellcheck disable=SC2317 # called by job_parallel
 repro_flavour() {
 	local f=$1 failed=0
-	local t0=$SECONDS boots=0 why='' cell_docs=()
+	local t0=$SECONDS boots=0 why='' cell_docs=() cells shared
 	kdir=$(flavour_dir "$f")
 	out=$RESULTS_DIR/$f
 	mkdir -p "$out"
@@ -95,48 +172,31 @@ repro_flavour() {
 		f && /page_buffers\(page\)/ { print NR; exit }' "$kdir/src/fs/ext4/inode.c" 2>/dev/null || true)
 	flavour_args=(--policy "$(flavour_field "$f" 3)" --ext4 "$(flavour_field "$f" 4)"
 		--bug-site "fs/ext4/inode.c:${line:-?}")
+	cells=$("$gupctl" repro cells "${quick[@]}" "${flavour_args[@]:0:4}")
 
 	while read -r cell; do
-		label=$(jq -r .label <<<"$cell")
-		name=$(jq -r .file <<<"$cell")
 		mapfile -t args < <(jq -r '.args[]' <<<"$cell")
-		c=$out/$name
 		"$gupctl" repro ext4-2018 --expect "${args[@]}" "${flavour_args[@]}" |
-			sed "s/^repro-expect: \(.*\) because /== $f $label: expect \1\n   because /"
-		judge_in=(--not-run "$why")
-		boot=$work/$f-$name
-		if [ -z "$why" ]; then
-			job_boot "$c.runner.log" --flavour "$f" --files "$work/stage-$f" \
-				--allow-kernel-reports --timeout 180 --report "$c.report" \
-				--out "$boot" --results "$boot.out" \
-				--exec "insmod /lab/gup_pin_test.ko && gupctl repro ext4-2018 $(printf '%q ' "${args[@]}" "${flavour_args[@]}")--json /lab/out/repro.json" ||
-				true
+			sed "s/^repro-expect: \(.*\) because /== $f $(jq -r .label <<<"$cell"): expect \1\n   because /"
+	done < <(jq -c '.[]' <<<"$cells")
+	if [ -n "$why" ]; then
+		while read -r cell; do
+			mapfile -t args < <(jq -r '.args[]' <<<"$cell")
+			"$gupctl" repro judge "${args[@]}" "${flavour_args[@]}" --flavour "$f" \
+				--not-run "$why" -o "$work/$f-$(jq -r .file <<<"$cell").json" || true
+		done < <(jq -c '.[]' <<<"$cells")
+	else
+		shared=$(jq -c '[.[] | select(.boot == "shared")]' <<<"$cells")
+		if [ "$shared" != '[]' ]; then
+			repro_boot "$f" boot-shared "$shared"
 			boots=$((boots + 1))
-			cp "$boot/console.log" "$c.console.log" 2>/dev/null || true
-			cp "$boot.out/repro.json" "$c.guest.json" 2>/dev/null || true
-			# the host's read of the file the guest named (scratch at /mnt/ext4)
-			file=$(jq -r '.file // empty' "$c.guest.json" 2>/dev/null || true)
-			rm -f "$c.host-read"
-			[ -z "$file" ] ||
-				debugfs -R "cat /${file#/mnt/ext4/}" "$boot/scratch.img" >"$c.host-read" 2>/dev/null || true
-			# the console's kernel reports, then their traces symbolised
-			rm -f "$boot.reports.json"
-			[ ! -f "$c.console.log" ] ||
-				qemu/scan-console.sh --reports "$c.console.log" >"$boot.reports.json" ||
-				rm -f "$boot.reports.json"
-			decode_console "$kdir" "$c.console.log" "$c.console.decoded" ||
-				rm -f "$c.console.decoded"
-			judge_in=(--guest-json "$c.guest.json" --report "$c.report"
-				--console "$c.console.log" --reports "$boot.reports.json"
-				--decoded "$c.console.decoded"
-				--host-read "$c.host-read" --runner-log "$c.runner.log")
 		fi
-		"$gupctl" repro judge "${args[@]}" "${flavour_args[@]}" --flavour "$f" \
-			"${judge_in[@]}" --console-name "$f/$name.console.log" -o "$work/$f-$name.json" ||
-			true
-		[ "$keep_images" = 1 ] || rm -rf "$boot" "$boot.out" "$boot.reports.json"
-		cell_docs+=("$work/$f-$name.json")
-	done < <(jq -c '.[]' "$work/cells.json")
+		while read -r cell; do
+			repro_boot "$f" "boot-$(jq -r .file <<<"$cell")" "[$cell]"
+			boots=$((boots + 1))
+		done < <(jq -c '.[] | select(.boot != "shared")' <<<"$cells")
+	fi
+	mapfile -t cell_docs < <(jq -r --arg p "$work/$f-" '.[] | "\($p)\(.file).json"' <<<"$cells")
 
 	"$gupctl" repro collect --input-hash "$(flavour_key "$f")" --json "$RESULTS_DIR/$f.json" \
 		--ktap "$RESULTS_DIR/$f.ktap" "${cell_docs[@]}" || failed=1

@@ -19,82 +19,112 @@ make -s -C "$LAB_ROOT/userspace" >&2
 cp "$LAB_ROOT/userspace/gupctl-guest" "$dir/bin/gupctl"
 # This flavour's kernel tree: the selftest harness, the gup_test tool.
 src=$("$LAB_ROOT/patches/build-flavour.sh" "$flavour")/src
-# Guest tests: on the kernel's kselftest_harness.h, through gupctl's own
-# device and memory wrappers (userspace/gupdev.c, userspace/target.c).
-# -Wno-clobbered: 6.12's harness keeps a local across its own setjmp()
-# (__TEST_F_IMPL's "child", kselftest_harness.h:419), which -Wextra flags.
-for test_c in "$LAB_ROOT"/tests/guest/*.c; do
-	[ -f "$test_c" ] || continue
-	gcc -O2 -Wall -Wextra -Werror -Wno-clobbered -static -pthread \
-		-I"$LAB_ROOT/module/uapi" -I"$src/tools/testing/selftests" \
-		-I"$LAB_ROOT/userspace" -o "$dir/bin/$(basename "$test_c" .c)" \
-		"$test_c" "$LAB_ROOT/userspace/gupdev.c" "$LAB_ROOT/userspace/target.c"
-done
-# The kernel's own gup_test user tool, from this flavour's tree, for the
-# matrix's cross-check (never committed: built at run time).  Between 6.1
-# and 6.12, selftests/vm became selftests/mm.
-sel=$src/tools/testing/selftests/mm
-[ -d "$sel" ] || sel=$src/tools/testing/selftests/vm
-[ -f "$sel/gup_test.c" ] || die "no gup_test.c in $src/tools/testing/selftests/{mm,vm}"
-# 6.12's links vm_util.c (and thp_settings.c), as its Makefile does, which
-# want the tree's own exported uapi headers (PAGEMAP_SCAN).
-gt_extra=()
-if grep -q '"vm_util.h"' "$sel/gup_test.c"; then
-	gt_extra=(-isystem "$(uapi_headers "$(flavour_source_pkg "$flavour")")"
-		-isystem "$src/tools/include/uapi" "$sel/vm_util.c")
-	[ ! -f "$sel/thp_settings.c" ] || gt_extra+=("$sel/thp_settings.c")
-fi
-gcc -O2 -static -pthread -I"$src" -I"$sel" -o "$dir/bin/gup_test" \
-	"$sel/gup_test.c" "${gt_extra[@]}"
-
-# foll_value NAME [FILE...]: the value of FOLL_NAME in the tree (or in
-# FILE...): 6.1's "#define FOLL_LONGTERM 0x10000" (include/linux/mm.h), or
-# 6.12's enum member "FOLL_LONGTERM = 1 << 8," (include/linux/mm_types.h;
-# the internal flags in mm/internal.h), evaluated.
-foll_value() {
-	local name=$1 expr
-	shift
-	[ $# -gt 0 ] || set -- "$src/include/linux/mm.h" \
-		"$src/include/linux/mm_types.h" "$src/mm/internal.h"
-	expr=$(awk -v name="$name" '
-		$1 == "#define" && $2 == name { print $3; exit }
-		$1 == name && $2 == "=" { sub(/^[^=]*=[ \t]*/, ""); sub(/,.*/, ""); print; exit }' \
-		"$@")
-	# Only literals, shifts and ors: anything else is not evaluated.
-	[[ $expr =~ ^[0-9a-fA-FxX\ \<\|\(\)]+$ ]] ||
-		die "$name in $src: '$expr' is not a constant expression this script evaluates"
-	printf '%#x\n' "$((expr))"
-}
-# gup_test -F takes raw FOLL_* bits, which are not uapi: read this tree's.
-for bit in longterm force touch; do
-	foll_value "FOLL_${bit^^}" >"$dir/foll_$bit"
-done
-# gup_test -z passes FOLL_TOUCH from its own copy of the flag: the
-# cross-check compares it with the kernel's (6.12 moved FOLL_TOUCH).
-foll_value FOLL_TOUCH "$sel/gup_test.c" >"$dir/tool_foll_touch"
-
-# The mm selftests' gup_longterm (David Hildenbrand's FOLL_LONGTERM test),
-# from the 6.12 tree, unmodified, one binary for every flavour.  Built as
-# its Makefile would (check_config.sh's local_config.h, liburing for the
-# io_uring half, vm_util.c and thp_settings.c), against the 6.12 tree's
-# exported uapi headers (vm_util.c needs PAGEMAP_SCAN, which bookworm's
-# headers lack).  Compiled from its own directory with a relative file
-# name: it makes its "local tmpfile" next to __FILE__, i.e. in the cwd
-# the guest gives it (the scratch ext4).
 lt_pkg=linux-source-6.12
-lt_tree=$("$LAB_ROOT/patches/unpack-source.sh" "$lt_pkg")
-lt_uapi=$(uapi_headers "$lt_pkg")
-lt_cfg=$(mktemp -d)
-trap 'rm -rf "$lt_cfg"' EXIT
-(cd "$lt_cfg" && sh "$lt_tree/tools/testing/selftests/mm/check_config.sh" gcc)
-grep -qx '#define LOCAL_CONFIG_HAVE_LIBURING 1' "$lt_cfg/local_config.h" ||
-	die "gup_longterm: liburing not found (its io_uring half): run 'make deps' (liburing-dev)"
-(cd "$lt_tree/tools/testing/selftests/mm" &&
-	gcc -Wall -O2 -I "$lt_tree" -isystem "$lt_uapi" \
-		-isystem "$lt_tree/tools/include/uapi" -I "$lt_cfg" -U_FORTIFY_SOURCE \
-		-no-pie -static -o "$dir/bin/gup_longterm" \
-		gup_longterm.c vm_util.c thp_settings.c -lrt -lpthread -lm -luring) ||
-	die "gup_longterm does not build from $lt_tree"
-echo "$lt_pkg $(source_pkg_version "$lt_pkg")" >"$dir/gup_longterm.source"
+
+# The programs compiled here take 5 s a flavour, and every suite and job
+# stages each flavour: they are cached under $LAB_CACHE/stage, keyed by
+# every input (this script, the flavour's kernel key, the guest tests and
+# the user space they link, the uapi, the 6.12 tree's version, gcc's and
+# liburing's).  A new entry is made aside and renamed into place, so that
+# two jobs staging the same flavour at once never see half of one.
+key=$flavour-$({
+	flavour_key "$flavour"
+	echo "$lt_pkg $(source_pkg_version "$lt_pkg")"
+	gcc --version | head -1
+	dpkg-query -W liburing-dev 2>/dev/null || true
+	hash_inputs "$0" "$LAB_ROOT"/tests/guest/*.c "$LAB_ROOT"/userspace/*.h \
+		"$LAB_ROOT/userspace/gupdev.c" "$LAB_ROOT/userspace/target.c" \
+		"$LAB_ROOT"/module/uapi/*.h
+} | sha256sum | cut -c1-16)
+cached=$LAB_CACHE/stage/$key
+if [ ! -f "$cached/.complete" ]; then
+	mkdir -p "$LAB_CACHE/stage"
+	out=$(mktemp -d "$cached.new.XXXX")
+	trap 'rm -rf "$out" "${lt_cfg:-}"' EXIT
+	mkdir -p "$out/bin"
+	# Guest tests: on the kernel's kselftest_harness.h, through gupctl's own
+	# device and memory wrappers (userspace/gupdev.c, userspace/target.c).
+	# -Wno-clobbered: 6.12's harness keeps a local across its own setjmp()
+	# (__TEST_F_IMPL's "child", kselftest_harness.h:419), which -Wextra flags.
+	for test_c in "$LAB_ROOT"/tests/guest/*.c; do
+		[ -f "$test_c" ] || continue
+		gcc -O2 -Wall -Wextra -Werror -Wno-clobbered -static -pthread \
+			-I"$LAB_ROOT/module/uapi" -I"$src/tools/testing/selftests" \
+			-I"$LAB_ROOT/userspace" -o "$out/bin/$(basename "$test_c" .c)" \
+			"$test_c" "$LAB_ROOT/userspace/gupdev.c" "$LAB_ROOT/userspace/target.c"
+	done
+	# The kernel's own gup_test user tool, from this flavour's tree, for the
+	# matrix's cross-check (never committed: built at run time).  Between 6.1
+	# and 6.12, selftests/vm became selftests/mm.
+	sel=$src/tools/testing/selftests/mm
+	[ -d "$sel" ] || sel=$src/tools/testing/selftests/vm
+	[ -f "$sel/gup_test.c" ] || die "no gup_test.c in $src/tools/testing/selftests/{mm,vm}"
+	# 6.12's links vm_util.c (and thp_settings.c), as its Makefile does, which
+	# want the tree's own exported uapi headers (PAGEMAP_SCAN).
+	gt_extra=()
+	if grep -q '"vm_util.h"' "$sel/gup_test.c"; then
+		gt_extra=(-isystem "$(uapi_headers "$(flavour_source_pkg "$flavour")")"
+			-isystem "$src/tools/include/uapi" "$sel/vm_util.c")
+		[ ! -f "$sel/thp_settings.c" ] || gt_extra+=("$sel/thp_settings.c")
+	fi
+	gcc -O2 -static -pthread -I"$src" -I"$sel" -o "$out/bin/gup_test" \
+		"$sel/gup_test.c" "${gt_extra[@]}"
+
+	# foll_value NAME [FILE...]: the value of FOLL_NAME in the tree (or in
+	# FILE...): 6.1's "#define FOLL_LONGTERM 0x10000" (include/linux/mm.h), or
+	# 6.12's enum member "FOLL_LONGTERM = 1 << 8," (include/linux/mm_types.h;
+	# the internal flags in mm/internal.h), evaluated.
+	foll_value() {
+		local name=$1 expr
+		shift
+		[ $# -gt 0 ] || set -- "$src/include/linux/mm.h" \
+			"$src/include/linux/mm_types.h" "$src/mm/internal.h"
+		expr=$(awk -v name="$name" '
+			$1 == "#define" && $2 == name { print $3; exit }
+			$1 == name && $2 == "=" { sub(/^[^=]*=[ \t]*/, ""); sub(/,.*/, ""); print; exit }' \
+			"$@")
+		# Only literals, shifts and ors: anything else is not evaluated.
+		[[ $expr =~ ^[0-9a-fA-FxX\ \<\|\(\)]+$ ]] ||
+			die "$name in $src: '$expr' is not a constant expression this script evaluates"
+		printf '%#x\n' "$((expr))"
+	}
+	# gup_test -F takes raw FOLL_* bits, which are not uapi: read this tree's.
+	for bit in longterm force touch; do
+		foll_value "FOLL_${bit^^}" >"$out/foll_$bit"
+	done
+	# gup_test -z passes FOLL_TOUCH from its own copy of the flag: the
+	# cross-check compares it with the kernel's (6.12 moved FOLL_TOUCH).
+	foll_value FOLL_TOUCH "$sel/gup_test.c" >"$out/tool_foll_touch"
+
+	# The mm selftests' gup_longterm (David Hildenbrand's FOLL_LONGTERM test),
+	# from the 6.12 tree, unmodified, one binary for every flavour.  Built as
+	# its Makefile would (check_config.sh's local_config.h, liburing for the
+	# io_uring half, vm_util.c and thp_settings.c), against the 6.12 tree's
+	# exported uapi headers (vm_util.c needs PAGEMAP_SCAN, which bookworm's
+	# headers lack).  Compiled from its own directory with a relative file
+	# name: it makes its "local tmpfile" next to __FILE__, i.e. in the cwd
+	# the guest gives it (the scratch ext4).
+	lt_tree=$("$LAB_ROOT/patches/unpack-source.sh" "$lt_pkg")
+	lt_uapi=$(uapi_headers "$lt_pkg")
+	lt_cfg=$(mktemp -d)
+	(cd "$lt_cfg" && sh "$lt_tree/tools/testing/selftests/mm/check_config.sh" gcc)
+	grep -qx '#define LOCAL_CONFIG_HAVE_LIBURING 1' "$lt_cfg/local_config.h" ||
+		die "gup_longterm: liburing not found (its io_uring half): run 'make deps' (liburing-dev)"
+	(cd "$lt_tree/tools/testing/selftests/mm" &&
+		gcc -Wall -O2 -I "$lt_tree" -isystem "$lt_uapi" \
+			-isystem "$lt_tree/tools/include/uapi" -I "$lt_cfg" -U_FORTIFY_SOURCE \
+			-no-pie -static -o "$out/bin/gup_longterm" \
+			gup_longterm.c vm_util.c thp_settings.c -lrt -lpthread -lm -luring) ||
+		die "gup_longterm does not build from $lt_tree"
+	echo "$lt_pkg $(source_pkg_version "$lt_pkg")" >"$out/gup_longterm.source"
+	touch "$out/.complete"
+	mv -T "$out" "$cached" 2>/dev/null || true
+	# Bounded: the flavour's three newest entries stay (3 MB each).
+	find "$LAB_CACHE/stage" -mindepth 1 -maxdepth 1 -type d \
+		-regex ".*/$(printf '%s' "$flavour" | sed 's/[+.]/\\&/g')-[0-9a-f]*" -printf '%T@ %p\n' |
+		sort -rn | tail -n +4 | cut -d' ' -f2- | xargs -r rm -rf --
+fi
+cp -a "$cached/." "$dir/"
+rm -f "$dir/.complete"
 # The guest's lab scripts (setup for shells, test bodies) travel along.
 cp "$LAB_ROOT"/rootfs/guest-*.sh "$dir/bin/" 2>/dev/null || true

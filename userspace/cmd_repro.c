@@ -65,7 +65,7 @@ struct repro_opts {
 
 static const char * const repro_usage[] = {
 	"gupctl repro ext4-2018 [--route R] [--method M] [--longterm] [--write] [--policy P ...]",
-	"gupctl repro cells [--quick]",
+	"gupctl repro cells [--quick] [--policy P --ext4 B]",
 	"gupctl repro judge|collect|report [OPTIONS]    (host only; see their --help)",
 	NULL
 };
@@ -573,22 +573,37 @@ static int run_ext4_2018(struct repro_opts *o)
 	return ret;
 }
 
-/* gupctl repro cells: the run's cells as JSON, for jobs/repro.sh. */
+/*
+ * gupctl repro cells: the run's cells as JSON, for jobs/repro.sh.  Given
+ * the flavour's columns, each cell also says whether it needs a boot of
+ * its own ("boot": "own", a cell expected to end in a BUG) or can share
+ * one ("shared"), from the same expectation the judge holds it to.
+ */
 static int repro_cells_cmd(int argc, char **argv)
 {
-	static const char * const usage[] = { "gupctl repro cells [--quick]", NULL };
+	static const char * const usage[] = {
+		"gupctl repro cells [--quick] [--policy P --ext4 B]", NULL
+	};
 	struct repro_cell cells[REPRO_MAX_CELLS];
+	struct repro_flavour fl = REPRO_FLAVOUR_UNSET;
+	struct repro_expectation e;
 	char label[REPRO_LABEL_MAX], file[REPRO_LABEL_MAX];
+	struct repro_cell any = REPRO_CELL_DEFAULT;
 	bool quick = false;
 	const struct gopt opts[] = {
 		GOPT_BOOL(0, "quick", &quick, "only the quick set (5 cells)"),
+		REPRO_GOPT_POLICY(&fl),
+		REPRO_GOPT_EXT4(&fl),
 		GOPT_END()
 	};
 	unsigned int i, n;
-	json_t *list, *args;
+	json_t *list, *args, *cell;
 	int ret = repro_parse("repro cells", argc, argv, opts, usage);
 
 	if (ret >= 0)
+		return ret;
+	ret = repro_check_opts("repro cells", &any, &fl, false);
+	if (ret)
 		return ret;
 	n = repro_cells(quick, cells, REPRO_MAX_CELLS);
 	list = json_array();
@@ -601,8 +616,10 @@ static int repro_cells_cmd(int argc, char **argv)
 			json_array_append_new(args, json_string("--write"));
 		repro_cell_label(&cells[i], label, sizeof(label));
 		repro_cell_file(&cells[i], file, sizeof(file));
-		json_array_append_new(list, json_pack("{s:s, s:s, s:o}", "label", label,
-						      "file", file, "args", args));
+		cell = json_pack("{s:s, s:s, s:o}", "label", label, "file", file, "args", args);
+		if (fl.policy && !repro_expect(fl.policy, fl.ext4, NULL, &cells[i], &e))
+			json_object_set_new(cell, "boot", json_string(e.ends_boot ? "own" : "shared"));
+		json_array_append_new(list, cell);
 	}
 	ret = json_dumpf(list, stdout, JSON_INDENT(2)) ? GUPCTL_EXIT_USAGE : GUPCTL_EXIT_OK;
 	putchar('\n');

@@ -198,6 +198,11 @@ struct repro_expectation {
 	char reason[1536];	/* one line, names the kernel code (file:line) */
 	unsigned int nr_reports;
 	struct repro_report_exp reports[REPRO_MAX_REPORTS];
+	/*
+	 * The cell ends its boot (a BUG panics it: oops=panic), so it needs a
+	 * boot of its own; every other cell can share one (jobs/repro.sh).
+	 */
+	bool ends_boot;
 };
 
 /* Names, NULL terminated, indexed by the enum (GOPT_CHOICE tables). */

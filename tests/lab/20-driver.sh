@@ -7,6 +7,8 @@
 #   tests/lab/20-driver.sh [FLAVOUR...]    (default: every flavour)
 # shellcheck source=../suite.sh
 . "$(dirname "$0")/../suite.sh"
+# shellcheck source=../../jobs/lib.sh
+. jobs/lib.sh
 
 # An iso9660 image with one file, for the selftest's file system without
 # ->dirty_folio (isofs); Rock Ridge keeps the name as it is.  Without
@@ -25,11 +27,16 @@ if [ $# -gt 0 ]; then
 else
 	mapfile -t flavours < <(all_flavours)
 fi
-for f in "${flavours[@]}"; do
-	stage=$work/$f.stage
-	rootfs/stage-guest.sh "$f" "$stage"
+# driver_boot F: F's guest, its results in $work/F.*; judged below, once
+# every flavour has run (two guests at a time: jobs/lib.sh's job_parallel).
+# shellcheck disable=SC2317 # called by job_parallel
+driver_boot() {
+	local f=$1 stage=$work/$1.stage
+	rootfs/stage-guest.sh "$f" "$stage" >"$work/$f.stage.log" 2>&1 || {
+		sed 's/^/# /' "$work/$f.stage.log"
+		return 1
+	}
 	[ ! -f "$work/ro.iso" ] || cp "$work/ro.iso" "$stage/ro.iso"
-	set +e
 	# shellcheck disable=SC2016 # the command is expanded in the guest
 	qemu/run.sh --flavour "$f" --quiet --timeout 600 --files "$stage" \
 		--report "$work/$f.report" --exec "POLICY=$(flavour_field "$f" 3)"'
@@ -45,8 +52,11 @@ for f in "${flavours[@]}"; do
 		echo $? >/lab/out/pin.status
 		grep -c . /sys/kernel/debug/gup_pin_test/pins >/lab/out/pins.count
 		rmmod gup_pin_test; echo $? >/lab/out/rmmod.status
-		' --results "$work/$f.out" >"$work/$f.console" 2>&1
-	set -e
+		' --results "$work/$f.out" >"$work/$f.console" 2>&1 || true
+}
+job_parallel driver_boot "${flavours[@]}" >&2 || true
+
+for f in "${flavours[@]}"; do
 	r=$work/$f.out
 	# Reports before the pin step fail; in it, a WARNING iff the policy
 	# says so (gupctl pin's "expect:  a kernel warning" line).

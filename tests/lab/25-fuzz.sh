@@ -9,27 +9,23 @@
 # expects a WARN for.
 # shellcheck source=../suite.sh
 . "$(dirname "$0")/../suite.sh"
+# shellcheck source=../../jobs/lib.sh
+. jobs/lib.sh
 
 seeds=(1 2 3)
 ops=2000
 threads=4
 
-for f in $(all_flavours); do
-	if [ ! -f "$(flavour_dir "$f")/.gup-lab-built" ]; then
-		tap_ok "$f: short fuzz # SKIP its kernel is not built (make kernels, or another suite, builds it)"
-		continue
-	fi
-	policy=$(flavour_field "$f" 3)
-	stage=$work/$f.stage
-	r=$work/$f.out
-	rootfs/stage-guest.sh "$f" "$stage" >"$work/$f.stage.log" 2>&1 ||
-		{ tap_not_ok "$f: staging the guest's files"; sed 's/^/# /' "$work/$f.stage.log" | tail -5; continue; }
-	t0=$SECONDS
-	set +e
+# fuzz_boot F: F's guest, its results in $work/F.*; judged below, once
+# every flavour has run (two guests at a time: jobs/lib.sh's job_parallel).
+# shellcheck disable=SC2317 # called by job_parallel
+fuzz_boot() {
+	local f=$1 t0=$SECONDS
+	rootfs/stage-guest.sh "$f" "$work/$f.stage" >"$work/$f.stage.log" 2>&1 || return 0
 	# shellcheck disable=SC2016 # the command is expanded in the guest
-	qemu/run.sh --flavour "$f" --quiet --timeout 300 --files "$stage" \
-		--report "$work/$f.report" --results "$r" \
-		--exec "SEEDS='${seeds[*]}' OPS=$ops THREADS=$threads POLICY=$policy"'
+	qemu/run.sh --flavour "$f" --quiet --timeout 300 --files "$work/$f.stage" \
+		--report "$work/$f.report" --results "$work/$f.out" \
+		--exec "SEEDS='${seeds[*]}' OPS=$ops THREADS=$threads POLICY=$(flavour_field "$f" 3)"'
 		set -u
 		bash /lab/bin/guest-setup.sh >/dev/null || exit 90
 		for s in $SEEDS; do
@@ -39,9 +35,28 @@ for f in $(all_flavours); do
 		done
 		head -1 /sys/kernel/debug/gup_pin_test/counters >/lab/out/counters
 		rmmod gup_pin_test; echo $? >/lab/out/rmmod.status
-		' >"$work/$f.console" 2>&1
-	set -e
-	echo "# $f: ${#seeds[@]} seeds of $ops operations on $threads threads in one boot: $((SECONDS - t0)) s"
+		' >"$work/$f.console" 2>&1 || true
+	echo $((SECONDS - t0)) >"$work/$f.seconds"
+}
+built=()
+for f in $(all_flavours); do
+	[ ! -f "$(flavour_dir "$f")/.gup-lab-built" ] || built+=("$f")
+done
+job_parallel fuzz_boot "${built[@]}" >&2 || true
+
+for f in $(all_flavours); do
+	if [ ! -f "$(flavour_dir "$f")/.gup-lab-built" ]; then
+		tap_ok "$f: short fuzz # SKIP its kernel is not built (make kernels, or another suite, builds it)"
+		continue
+	fi
+	policy=$(flavour_field "$f" 3)
+	r=$work/$f.out
+	if [ ! -f "$work/$f.seconds" ]; then
+		tap_not_ok "$f: staging the guest's files"
+		sed 's/^/# /' "$work/$f.stage.log" | tail -5
+		continue
+	fi
+	echo "# $f: ${#seeds[@]} seeds of $ops operations on $threads threads in one boot: $(cat "$work/$f.seconds") s"
 	for s in "${seeds[@]}"; do
 		k=$r/fuzz-$s.ktap
 		# the fuzzer's KTAP, one level down

@@ -51,8 +51,21 @@ for f in $(all_flavours); do
 			"$f $c, $(cell "$f" "$c" .route_title): $(cell "$f" "$c" .expected.outcome)"
 	done
 	tap_is "$(jq '.cells | length' "$res/$f.json")" 5 "$f: the 5 quick cells ran"
+	# One boot for the cells that can share one, one for each that BUGs
+	# (gupctl repro cells, from policy.c's expectation).
+	boots=$(userspace/gupctl repro cells --quick --policy "$(flavour_field "$f" 3)" \
+		--ext4 "$(flavour_field "$f" 4)" |
+		jq '([.[] | select(.boot == "own")] | length) + (if any(.[]; .boot == "shared") then 1 else 0 end)')
 	tap_is "$(jq -r --arg f "$f" '.flavours[] | select(.name == $f) | "\(.boots) \(.mismatches)"' \
-		"$res/run.json")" "5 0" "$f: run.json says 5 boots, 0 mismatches"
+		"$res/run.json")" "$boots 0" "$f: run.json says $boots boots, 0 mismatches"
+	# Each cell's slice of its boot's console holds its own marker, and
+	# no other cell's: the reports judged for a cell are its own.
+	for c in $(jq -r '.cells[].cell' "$res/$f.json"); do
+		markers=$(grep -ao 'gup-lab: repro cell .*' "$res/$(cell "$f" "$c" .console)" 2>/dev/null |
+			tr -d '\r' | paste -sd' ' || true)
+		tap_is "$markers" "gup-lab: repro cell $(cell "$f" "$c" .console | sed 's#.*/##; s#\.console\.log$##')" \
+			"$f $c: its console slice has its own marker and no other"
+	done
 	tap_is "$(grep -c '^ok ' "$res/$f.ktap" || true)" 5 "$f.ktap: 5 cells ok"
 	tap_is "$(jq '[.kernel_reports[] | select(.expected | not)] | length' "$res/$f.json")" 0 \
 		"$f: every kernel report is one its cell expects"
