@@ -96,7 +96,7 @@ consumers_flavour() {
 	t0=$SECONDS
 	echo "# consumers: $f (policy $policy)"
 	set +e
-	job_boot "$tmp/$f.runner" --flavour "$f" --allow-kernel-reports --timeout 900 \
+	job_boot "$tmp/$f.runner" --flavour "$f" --allow-kernel-reports --timeout 900 --raw-trace \
 		--files "$stage" --out "$run" --results "$guest_out" \
 		--report "$tmp/$f.report" --exec "$guest"
 	status=$?

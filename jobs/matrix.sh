@@ -115,7 +115,7 @@ matrix_flavour() {
 		return 1
 	fi
 	set +e
-	job_boot "$tmp/$f.runner" --flavour "$f" --timeout 1500 \
+	job_boot "$tmp/$f.runner" --flavour "$f" --timeout 1500 --raw-trace \
 		--files "$stage" --out "$tmp/$f.run" --results "$guest_out" \
 		--report "$tmp/$f.report" --exec "$guest"
 	status=$?

@@ -46,14 +46,39 @@ USAGE
 
 # decode_console KDIR CONSOLE OUT: CONSOLE symbolised by the flavour's own
 # tree, one line per console line, so that a report's console line (as
-# scan-console.sh --reports gives it) finds its trace in OUT: a "Code:"
-# line stays as it is (decode_stacktrace.sh would add a disassembly).
-# shellcheck disable=SC2317 # called from repro_flavour
+# scan-console.sh --reports gives it) finds its trace in OUT.  Only the
+# frames (a "+0x" in the line, never a "Code:" line, which would get a
+# disassembly) go through decode_stacktrace.sh, without their printk
+# time, each once: addr2line costs about 0.3 s a frame, and the cells of
+# a boot repeat the same traces.  What it answered is kept beside the
+# kernel (KDIR/decode-cache.tsv: a frame, a tab, its decoded line; the
+# kernel's directory is keyed by every input of its build), so the next
+# run decodes only the frames it has not seen.  Fails (OUT not written)
+# if the script did not answer one line per frame.
+# shellcheck disable=SC2317 # called from repro_boot
 decode_console() {
-	awk '{ print index($0, "Code:") ? "" : $0 }' "$2" |
-		"$1/src/scripts/decode_stacktrace.sh" "$1/build/vmlinux" "$1/src" 2>/dev/null |
-		awk 'NR == FNR { if (index($0, "Code:")) code[FNR] = $0; next }
-			{ print (FNR in code) ? code[FNR] : $0 }' "$2" - >"$3"
+	local cache=$1/decode-cache.tsv new=$3.frames
+	touch "$cache"
+	awk -F '\t' 'FILENAME == ARGV[1] { known[$1] = 1; next }
+		{ sub(/\r$/, ""); sub(/^\[ *[0-9]+\.[0-9]+\] /, "") }
+		index($0, "+0x") && !index($0, "Code:") && !index($0, "\t") &&
+			!($0 in known) && !seen[$0]++' "$cache" "$2" >"$new"
+	if [ -s "$new" ]; then
+		"$1/src/scripts/decode_stacktrace.sh" "$1/build/vmlinux" "$1/src" \
+			<"$new" >"$new.decoded" 2>/dev/null || true
+		if [ "$(wc -l <"$new")" != "$(wc -l <"$new.decoded")" ]; then
+			rm -f "$new" "$new.decoded"
+			return 1
+		fi
+		# two jobs may decode beside each other: one append at a time
+		paste "$new" "$new.decoded" | flock "$cache" tee -a "$cache" >/dev/null
+	fi
+	rm -f "$new" "$new.decoded"
+	awk -F '\t' 'FILENAME == ARGV[1] { decoded[$1] = $2; next }
+		{ line = $0; sub(/\r$/, "", line); time = ""
+		  if (match(line, /^\[ *[0-9]+\.[0-9]+\] /)) {
+			time = substr(line, 1, RLENGTH); line = substr(line, RLENGTH + 1) }
+		  print (line in decoded) ? time decoded[line] : $0 }' "$cache" "$2" >"$3"
 }
 
 quick=() results='' keep_images=0 flavours=()

@@ -38,7 +38,7 @@ driver_boot() {
 	}
 	[ ! -f "$work/ro.iso" ] || cp "$work/ro.iso" "$stage/ro.iso"
 	# shellcheck disable=SC2016 # the command is expanded in the guest
-	qemu/run.sh --flavour "$f" --quiet --timeout 600 --files "$stage" \
+	qemu/run.sh --flavour "$f" --quiet --raw-trace --timeout 600 --files "$stage" \
 		--report "$work/$f.report" --exec "POLICY=$(flavour_field "$f" 3)"'
 		set -u
 		bash /lab/bin/guest-setup.sh || exit 90
