@@ -81,7 +81,10 @@ bench: all
 bench-pipeline: all
 	@jobs/bench-pipeline.sh
 
-check: deps
+# The tests (README).  The kernels and the root image first: on a cold
+# cache their builds show their progress here, before the suites, whose
+# output is one KTAP document.
+check: kernels rootfs
 	@tests/run.sh
 
 clean:
