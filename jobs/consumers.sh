@@ -120,6 +120,7 @@ consumers_flavour() {
 		why="no measurements came back (runner status $status, kernel verdict ${verdict:-none})"
 		echo "# $f: NOT RUN: $why"
 		tail -20 "$tmp/$f.runner" | sed 's/^/#   /'
+		job_first_report "$out/$f.console.log" "$f"
 		judge+=(--not-run "$why")
 		why=$(jq -n --arg why "$why" '$why')
 	fi

@@ -101,6 +101,17 @@ _job_flush() {
 	done
 }
 
+# job_first_report CONSOLE FLAVOUR: for a flavour that failed, the first
+# kernel report on CONSOLE with its trace symbolised (qemu/scan-console.sh
+# with the flavour's tree), indented as a diagnostic; nothing if the
+# console is clean.  The jobs boot with --raw-trace, which leaves that
+# work to the runs a human has to read.
+job_first_report() {
+	[ -s "$1" ] || return 0
+	"$LAB_ROOT/qemu/scan-console.sh" "$1" "$(flavour_dir "$2")" 2>/dev/null |
+		sed -n '2,$s/^/#   /p' || true
+}
+
 # job_verbose FILE...: with V=1, print what a job otherwise only writes to
 # its results directory (a flavour's full KTAP), indented as a diagnostic.
 job_verbose() {

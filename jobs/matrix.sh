@@ -154,6 +154,7 @@ matrix_flavour() {
 			"$out/$f.json")
 		echo "# $f: NOT RUN: $why"
 		tail -20 "$tmp/$f.runner" | sed 's/^/#   /'
+		job_first_report "$out/$f.console.log" "$f"
 		why=$(jq -n --arg why "$why" '$why')
 		bad=1
 	elif ! jq -e .summary.passed "$out/$f.json" >/dev/null; then

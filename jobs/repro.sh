@@ -10,10 +10,10 @@
 #      can share a boot, one after the other (a marker on /dev/kmsg and a
 #      clear_warn_once between them: ext4's WARN_ON_ONCE fires again);
 #      each cell expected to BUG gets a boot of its own (the BUG panics);
-#   4. per cell: read the file back from the scratch image on the host
-#      (debugfs, no mount: the guest's page cache cannot fool it), list
-#      the kernel reports of the cell's slice of the console
-#      (qemu/scan-console.sh --reports), symbolise it, and let `gupctl
+#   4. per boot: symbolise its console; per cell: read the file back from
+#      the scratch image on the host (debugfs, no mount: the guest's page
+#      cache cannot fool it), list the kernel reports of the cell's slice
+#      of the console (qemu/scan-console.sh --reports), and let `gupctl
 #      repro judge` measure and compare;
 #   5. per flavour: `gupctl repro collect` writes FLAVOUR.json and
 #      FLAVOUR.ktap into the results directory (docs/results.md).
@@ -34,13 +34,13 @@ usage() {
 	cat <<USAGE
 usage: jobs/repro.sh [options]
   --quick          5 cells per flavour (gupctl repro cells --quick)
-                   instead of 18
+                   instead of 33
   --flavour F      only flavour F (repeatable; default: every flavour in
                    patches/flavours: $(all_flavours | paste -sd' '))
   --results DIR    write the results here (default: a new directory under
                    $LAB_RESULTS/repro, and move the latest links)
   --keep-images    keep each boot's directory with its scratch and control
-                   images (default: deleted once read, ~20 MB per cell)
+                   images (default: deleted once read, ~20 MB per boot)
 USAGE
 }
 
@@ -49,36 +49,45 @@ USAGE
 # scan-console.sh --reports gives it) finds its trace in OUT.  Only the
 # frames (a "+0x" in the line, never a "Code:" line, which would get a
 # disassembly) go through decode_stacktrace.sh, without their printk
-# time, each once: addr2line costs about 0.3 s a frame, and the cells of
-# a boot repeat the same traces.  What it answered is kept beside the
-# kernel (KDIR/decode-cache.tsv: a frame, a tab, its decoded line; the
-# kernel's directory is keyed by every input of its build), so the next
-# run decodes only the frames it has not seen.  Fails (OUT not written)
-# if the script did not answer one line per frame.
+# time, each once: addr2line costs 0.2-0.3 s a frame, and the cells of
+# a boot repeat the same traces.  The frames it changed are kept beside
+# the kernel (KDIR/decode-cache.tsv: a frame, a tab, its decoded line; the
+# kernel's directory is keyed by every input of its build), merged under
+# a lock into a new file renamed over the old one, so that the next run
+# decodes only the frames it has not seen and an interrupted run leaves
+# the cache whole.  Fails (OUT not written) if the script did not answer
+# one line per frame.
 # shellcheck disable=SC2317 # called from repro_boot
 decode_console() {
 	local cache=$1/decode-cache.tsv new=$3.frames
-	touch "$cache"
-	awk -F '\t' 'FILENAME == ARGV[1] { known[$1] = 1; next }
+	[ -f "$cache" ] || : >"$cache"
+	# a cache line: the frame, a tab, the decoded line (which may hold tabs)
+	awk 'FILENAME == ARGV[1] { if (i = index($0, "\t")) known[substr($0, 1, i - 1)] = 1; next }
 		{ sub(/\r$/, ""); sub(/^\[ *[0-9]+\.[0-9]+\] /, "") }
 		index($0, "+0x") && !index($0, "Code:") && !index($0, "\t") &&
 			!($0 in known) && !seen[$0]++' "$cache" "$2" >"$new"
+	: >"$new.pairs"
 	if [ -s "$new" ]; then
 		"$1/src/scripts/decode_stacktrace.sh" "$1/build/vmlinux" "$1/src" \
 			<"$new" >"$new.decoded" 2>/dev/null || true
 		if [ "$(wc -l <"$new")" != "$(wc -l <"$new.decoded")" ]; then
-			rm -f "$new" "$new.decoded"
+			rm -f "$new" "$new.decoded" "$new.pairs"
 			return 1
 		fi
-		# two jobs may decode beside each other: one append at a time
-		paste "$new" "$new.decoded" | flock "$cache" tee -a "$cache" >/dev/null
+		paste "$new" "$new.decoded" | awk -F '\t' '$1 != $2' >"$new.pairs"
+		# two jobs may decode beside each other: one merge at a time
+		# shellcheck disable=SC2016 # expanded by that sh
+		flock "$cache.lock" sh -c 'cat "$1" "$2" | sort -u -t "	" -k1,1 >"$1.new" &&
+			mv "$1.new" "$1"' sh "$cache" "$new.pairs" || true
 	fi
-	rm -f "$new" "$new.decoded"
-	awk -F '\t' 'FILENAME == ARGV[1] { decoded[$1] = $2; next }
+	awk 'FILENAME != ARGV[3] { if (i = index($0, "\t"))
+			decoded[substr($0, 1, i - 1)] = substr($0, i + 1); next }
 		{ line = $0; sub(/\r$/, "", line); time = ""
 		  if (match(line, /^\[ *[0-9]+\.[0-9]+\] /)) {
 			time = substr(line, 1, RLENGTH); line = substr(line, RLENGTH + 1) }
-		  print (line in decoded) ? time decoded[line] : $0 }' "$cache" "$2" >"$3"
+		  print (line in decoded) ? time decoded[line] : $0 }' \
+		"$cache" "$new.pairs" "$2" >"$3"
+	rm -f "$new" "$new.decoded" "$new.pairs"
 }
 
 quick=() results='' keep_images=0 flavours=()
@@ -106,51 +115,86 @@ work=$(mktemp -d "$LAB_CACHE/runs/repro-$(date +%Y%m%d-%H%M%S).XXXX")
 # marker on /dev/kmsg and a clear_warn_once (kernel/panic.c: ext4's
 # WARN_ON_ONCEs fire again for the next cell) and with ext4's warning
 # rate limit off (fs/ext4/sysfs.c: warning_ratelimit_interval_ms 0, so
-# that every cell's "does not have buffers attached" is printed).  Then
+# that every cell's "does not have buffers attached" is printed).  Each
+# cell ends with a sync, so that the writeback of what it left dirty is
+# printed before the next marker; its own output goes to a file (a tty's
+# output can reach the console after a printk that followed it).  Then
 # each cell is judged on its own slice of the console: from its marker to
-# the next (the first cell's from the boot's start, the last's to its
-# end), the runner's report with the slice's verdict and the cell's own
-# exit status.  Uses repro_flavour's f, kdir, out, why, flavour_args.
+# the next (the first cell's from the boot's start), the runner's report
+# with the slice's verdict, first report and the cell's own exit status.
+# What comes after the last cell (`gup-lab: repro end`: the shutdown's
+# sync and unmount) is NAME.tail.log, which must hold no kernel report: a
+# report there would belong to no cell.  A cell whose marker never came
+# (the boot ended before it) is not run, and says in which cell the boot
+# ended.  Uses repro_flavour's f, kdir, out, flavour_args.  Returns 1 if
+# the tail holds a report.
 # shellcheck disable=SC2317 # called from repro_flavour
 repro_boot() {
-	local name=$2 cells=$3 boot=$work/$1-$2 script='' cell c file n i
+	local name=$2 cells=$3 boot=$work/$1-$2 script='' cell c file n i suffix
+	local scan last status ret=0
 	local -a args names
 	n=$(jq length <<<"$cells")
 	mapfile -t names < <(jq -r '.[].file' <<<"$cells")
 	for ((i = 0; i < n; i++)); do
 		mapfile -t args < <(jq -r ".[$i].args[]" <<<"$cells")
-		script+="mkdir -p /mnt/ext4/${names[$i]}; echo 'gup-lab: repro cell ${names[$i]}' >/dev/kmsg; "
+		c=$(printf '%q' "${names[$i]}")
+		script+="mkdir -p /mnt/ext4/$c; echo 'gup-lab: repro cell '$c >/dev/kmsg; "
 		script+="echo 1 >/sys/kernel/debug/clear_warn_once; "
 		script+="gupctl repro ext4-2018 $(printf '%q ' "${args[@]}" "${flavour_args[@]}")"
-		script+="--dir /mnt/ext4/${names[$i]} --json /lab/out/${names[$i]}.json; "
-		script+="echo \$? >/lab/out/${names[$i]}.status; "
+		script+="--dir /mnt/ext4/$c --json /lab/out/$c.json >/lab/out/$c.out 2>&1; "
+		script+="echo \$? >/lab/out/$c.status; sync; "
 	done
 	job_boot "$out/$name.runner.log" --flavour "$f" --files "$work/stage-$f" \
 		--allow-kernel-reports --raw-trace --timeout $((120 + 60 * n)) --report "$out/$name.report" \
 		--out "$boot" --results "$boot.out" \
 		--exec "insmod /lab/gup_pin_test.ko || exit 1
 			for r in /sys/fs/ext4/*/warning_ratelimit_interval_ms; do echo 0 >\$r; done
-			$script" || true
+			$script
+			echo 'gup-lab: repro end' >/dev/kmsg" || true
 	cp "$boot/console.log" "$out/$name.console.log" 2>/dev/null || : >"$out/$name.console.log"
 	decode_console "$kdir" "$out/$name.console.log" "$out/$name.console.decoded" ||
 		cp "$out/$name.console.log" "$out/$name.console.decoded"
 	for suffix in console.log console.decoded; do
-		awk -v names="${names[*]}" -v dir="$out" -v suffix="$suffix" '
+		awk -v names="${names[*]}" -v dir="$out" -v suffix="$suffix" -v tail="$name.tail" '
 			BEGIN { n = split(names, name, " "); cur = name[1]
-				for (i = 1; i <= n; i++) { want[name[i]] = 1; printf "" >dir "/" name[i] "." suffix } }
+				for (i = 1; i <= n; i++) { want[name[i]] = 1; printf "" >dir "/" name[i] "." suffix }
+				printf "" >dir "/" tail "." suffix }
 			{ l = $0; sub(/\r$/, "", l)
-			  if (match(l, /gup-lab: repro cell [^ ]+$/)) {
+			  if (l ~ /gup-lab: repro end$/)
+				cur = tail
+			  else if (match(l, /gup-lab: repro cell [^ ]+$/)) {
 				m = substr(l, RSTART + 20); if (m in want) cur = m }
 			  print >dir "/" cur "." suffix }' "$out/$name.$suffix"
 	done
+	if [ "$(qemu/scan-console.sh --reports "$out/$name.tail.console.log" | jq length)" != 0 ]; then
+		echo "== $f: a kernel report after the last cell of $name (no cell's): $f/$name.tail.console.log"
+		ret=1
+	fi
+	last=$(grep -ao 'gup-lab: repro cell [^ ]*' "$out/$name.console.log" | tail -1 | tr -d '\r' |
+		sed 's/^gup-lab: repro cell //')
 	for ((i = 0; i < n; i++)); do
 		c=$out/${names[$i]}
+		cell=$(jq -c ".[$i]" <<<"$cells")
+		mapfile -t args < <(jq -r '.args[]' <<<"$cell")
+		echo "== $f $(jq -r .label <<<"$cell"):"
+		if ! grep -aq "gup-lab: repro cell ${names[$i]}.\{0,1\}\$" "$out/$name.console.log"; then
+			rm -f "$c.console.log" "$c.console.decoded"
+			"$gupctl" repro judge "${args[@]}" "${flavour_args[@]}" --flavour "$f" \
+				--not-run "its boot ended before it began (in cell ${last:-none}: $f/$name.console.log)" \
+				-o "$work/$f-${names[$i]}.json" || true
+			continue
+		fi
 		cp "$boot.out/${names[$i]}.json" "$c.guest.json" 2>/dev/null || rm -f "$c.guest.json"
-		jq --arg v "$(qemu/scan-console.sh "$c.console.log" | sed -n '1s/^verdict=//p')" \
-			--arg st "$(cat "$boot.out/${names[$i]}.status" 2>/dev/null || true)" \
+		cp "$boot.out/${names[$i]}.out" "$c.guest.out" 2>/dev/null || rm -f "$c.guest.out"
+		status=$(cat "$boot.out/${names[$i]}.status" 2>/dev/null || true)
+		scan=$(qemu/scan-console.sh "$c.console.log")
+		jq --arg v "$(sed -n '1s/^verdict=//p' <<<"$scan")" \
+			--arg first "$(sed -n 's/^first_report=//p' <<<"$scan")" \
+			--arg st "$status" --argjson last "$([ "${names[$i]}" = "$last" ] && echo true || echo false)" \
 			'.kernel_verdict = $v
+			| .first_report = (if $first == "" then null else $first end)
 			| .guest_status = (if $st == "" then null else ($st | tonumber) end)
-			| .timed_out = (.timed_out and $st == "")' \
+			| .timed_out = (.timed_out and $st == "" and $last)' \
 			"$out/$name.report" >"$c.report" 2>/dev/null || rm -f "$c.report"
 		# the host's read of the file the guest named (scratch at /mnt/ext4)
 		file=$(jq -r '.file // empty' "$c.guest.json" 2>/dev/null || true)
@@ -160,9 +204,6 @@ repro_boot() {
 		# the console's kernel reports (their traces in the decoded slice)
 		qemu/scan-console.sh --reports "$c.console.log" >"$c.reports.json" ||
 			rm -f "$c.reports.json"
-		cell=$(jq -c ".[$i]" <<<"$cells")
-		mapfile -t args < <(jq -r '.args[]' <<<"$cell")
-		echo "== $f $(jq -r .label <<<"$cell"):"
 		"$gupctl" repro judge "${args[@]}" "${flavour_args[@]}" --flavour "$f" \
 			--guest-json "$c.guest.json" --report "$c.report" \
 			--console "$c.console.log" --reports "$c.reports.json" \
@@ -172,6 +213,7 @@ repro_boot() {
 			true
 	done
 	[ "$keep_images" = 1 ] || rm -rf "$boot" "$boot.out"
+	return "$ret"
 }
 
 # One flavour's cells: those that can share a boot in one, each that ends
@@ -181,7 +223,7 @@ repro_boot() {
 # shellcheck disable=SC2317 # called by job_parallel
 repro_flavour() {
 	local f=$1 failed=0
-	local t0=$SECONDS boots=0 why='' cell_docs=() cells shared
+	local t0=$SECONDS boots=0 why='' cell_docs=() cells shared share policy ext4
 	kdir=$(flavour_dir "$f")
 	out=$RESULTS_DIR/$f
 	mkdir -p "$out"
@@ -195,9 +237,10 @@ repro_flavour() {
 	fi
 	line=$(awk '/^static int mpage_prepare_extent_to_map\(/ { f = 1 }
 		f && /page_buffers\(page\)/ { print NR; exit }' "$kdir/src/fs/ext4/inode.c" 2>/dev/null || true)
-	flavour_args=(--policy "$(flavour_field "$f" 3)" --ext4 "$(flavour_field "$f" 4)"
-		--bug-site "fs/ext4/inode.c:${line:-?}")
-	cells=$("$gupctl" repro cells "${quick[@]}" "${flavour_args[@]:0:4}")
+	policy=$(flavour_field "$f" 3)
+	ext4=$(flavour_field "$f" 4)
+	flavour_args=(--policy "$policy" --ext4 "$ext4" --bug-site "fs/ext4/inode.c:${line:-?}")
+	cells=$("$gupctl" repro cells "${quick[@]}" --policy "$policy" --ext4 "$ext4")
 
 	while read -r cell; do
 		mapfile -t args < <(jq -r '.args[]' <<<"$cell")
@@ -211,15 +254,20 @@ repro_flavour() {
 				--not-run "$why" -o "$work/$f-$(jq -r .file <<<"$cell").json" || true
 		done < <(jq -c '.[]' <<<"$cells")
 	else
-		shared=$(jq -c '[.[] | select(.boot == "shared")]' <<<"$cells")
+		# The debug overlay's KASAN reports once a boot and lockdep turns
+		# itself off after its first report: a shared boot would hide a
+		# later cell's, so there every cell boots alone.
+		share='.boot == "shared"'
+		! flavour_overlays "$f" | grep -qx debug || share=false
+		shared=$(jq -c "[.[] | select($share)]" <<<"$cells")
 		if [ "$shared" != '[]' ]; then
-			repro_boot "$f" boot-shared "$shared"
+			repro_boot "$f" boot-shared "$shared" || failed=1
 			boots=$((boots + 1))
 		fi
 		while read -r cell; do
-			repro_boot "$f" "boot-$(jq -r .file <<<"$cell")" "[$cell]"
+			repro_boot "$f" "boot-$(jq -r .file <<<"$cell")" "[$cell]" || failed=1
 			boots=$((boots + 1))
-		done < <(jq -c '.[] | select(.boot != "shared")' <<<"$cells")
+		done < <(jq -c ".[] | select($share | not)" <<<"$cells")
 	fi
 	mapfile -t cell_docs < <(jq -r --arg p "$work/$f-" '.[] | "\($p)\(.file).json"' <<<"$cells")
 

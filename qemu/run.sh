@@ -32,7 +32,7 @@ usage: qemu/run.sh --flavour F [options]
   --quiet                do not stream the console
   --raw-trace            print the first kernel report's trace as the
                          console has it (default: symbolised, which costs
-                         about 0.2 s a frame; for jobs that symbolise the
+                         0.2-0.3 s a frame; for jobs that symbolise the
                          console themselves)
 The guest command runs with GUP_LAB_FLAVOUR and GUP_LAB_POLICY exported
 (the flavour and its gup column of patches/flavours).

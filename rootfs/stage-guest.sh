@@ -15,7 +15,8 @@ dir=$2
 mkdir -p "$dir/bin"
 dir=$(cd "$dir" && pwd)
 cp "$("$LAB_ROOT/module/build.sh" "$flavour")" "$dir/gup_pin_test.ko"
-make -s -C "$LAB_ROOT/userspace" >&2
+# Jobs and suites stage two flavours at once: one make of gupctl at a time.
+flock "$LAB_ROOT/userspace/.make.lock" make -s -C "$LAB_ROOT/userspace" >&2
 cp "$LAB_ROOT/userspace/gupctl-guest" "$dir/bin/gupctl"
 # This flavour's kernel tree: the selftest harness, the gup_test tool.
 src=$("$LAB_ROOT/patches/build-flavour.sh" "$flavour")/src
@@ -118,13 +119,23 @@ if [ ! -f "$cached/.complete" ]; then
 		die "gup_longterm does not build from $lt_tree"
 	echo "$lt_pkg $(source_pkg_version "$lt_pkg")" >"$out/gup_longterm.source"
 	touch "$out/.complete"
-	mv -T "$out" "$cached" 2>/dev/null || true
-	# Bounded: the flavour's three newest entries stay (3 MB each).
+	# Another job may have put the same entry in place meanwhile.
+	mv -T "$out" "$cached" 2>/dev/null || [ -f "$cached/.complete" ] || cached=$out
+	# Bounded: the flavour's three newest entries stay (3 MB each), the
+	# others are renamed away first, so a job copying one sees all of it
+	# or none.
 	find "$LAB_CACHE/stage" -mindepth 1 -maxdepth 1 -type d \
 		-regex ".*/$(printf '%s' "$flavour" | sed 's/[+.]/\\&/g')-[0-9a-f]*" -printf '%T@ %p\n' |
-		sort -rn | tail -n +4 | cut -d' ' -f2- | xargs -r rm -rf --
+		sort -rn | tail -n +4 | cut -d' ' -f2- | while read -r old; do
+			trash=$(mktemp -d "$LAB_CACHE/stage/.trash.XXXX")
+			mv -T "$old" "$trash/entry" 2>/dev/null || true
+			rm -rf "$trash"
+		done
+else
+	touch "$cached"		# the newest use keeps it from pruning
 fi
 cp -a "$cached/." "$dir/"
+[ -f "$dir/.complete" ] || die "the stage cache entry $cached went away while it was copied: run again"
 rm -f "$dir/.complete"
 # The guest's lab scripts (setup for shells, test bodies) travel along.
 cp "$LAB_ROOT"/rootfs/guest-*.sh "$dir/bin/" 2>/dev/null || true

@@ -618,7 +618,7 @@ static int repro_cells_cmd(int argc, char **argv)
 		repro_cell_file(&cells[i], file, sizeof(file));
 		cell = json_pack("{s:s, s:s, s:o}", "label", label, "file", file, "args", args);
 		if (fl.policy && !repro_expect(fl.policy, fl.ext4, NULL, &cells[i], &e))
-			json_object_set_new(cell, "boot", json_string(e.ends_boot ? "own" : "shared"));
+			json_object_set_new(cell, "boot", json_string(repro_ends_boot(&e) ? "own" : "shared"));
 		json_array_append_new(list, cell);
 	}
 	ret = json_dumpf(list, stdout, JSON_INDENT(2)) ? GUPCTL_EXIT_USAGE : GUPCTL_EXIT_OK;

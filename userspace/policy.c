@@ -779,7 +779,17 @@ static void repro_ext4_bug(const struct repro_cell *c, const char *why,
 		 bug_site ? " in the flavour's tree" : ": line not given");
 	repro_report(e, "bug", site, "page_buffers()'s BUG_ON in mpage_prepare_extent_to_map()");
 	repro_report(e, "panic", "", "the lab boots with oops=panic (qemu/run.sh): the BUG panics");
-	e->ends_boot = true;
+}
+
+bool repro_ends_boot(const struct repro_expectation *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < e->nr_reports; i++)
+		if (!strcmp(e->reports[i].kind, "bug") || !strcmp(e->reports[i].kind, "oops") ||
+		    !strcmp(e->reports[i].kind, "panic"))
+			return true;
+	return false;
 }
 
 int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,

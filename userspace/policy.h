@@ -198,11 +198,6 @@ struct repro_expectation {
 	char reason[1536];	/* one line, names the kernel code (file:line) */
 	unsigned int nr_reports;
 	struct repro_report_exp reports[REPRO_MAX_REPORTS];
-	/*
-	 * The cell ends its boot (a BUG panics it: oops=panic), so it needs a
-	 * boot of its own; every other cell can share one (jobs/repro.sh).
-	 */
-	bool ends_boot;
 };
 
 /* Names, NULL terminated, indexed by the enum (GOPT_CHOICE tables). */
@@ -219,6 +214,13 @@ bool repro_cell_valid(const struct repro_cell *c, const char **why);
  */
 int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
 		 const struct repro_cell *c, struct repro_expectation *e);
+
+/*
+ * Does @e end its boot?  A BUG or an oops panics the guest (the lab boots
+ * with oops=panic), so such a cell needs a boot of its own; every other
+ * cell can share one (jobs/repro.sh).
+ */
+bool repro_ends_boot(const struct repro_expectation *e);
 
 /*
  * ---- The driver's ABI: what an ioctl of /dev/gup_test may answer ----

@@ -43,24 +43,24 @@ fi
 # Each flavour's series in order, on one pristine copy: a series may build
 # on the one before it (gup-v9 on gup-v7).
 for f in $(all_flavours); do
-	work=$(mktemp -d)
-	# Only the files the series touch (a patch reads nothing else): a
-	# link copy of the whole tree and its removal took 3-5 s a flavour.
+	t=$(mktemp -d "$work/apply.XXXX")
+	# Only the files the series name (a patch reads nothing else, and
+	# refuses to create a file that is there): a link copy of the whole
+	# tree and its removal took 3-5 s a flavour.
 	tree=$(patches/unpack-source.sh "$(flavour_source_pkg "$f")")
-	mkdir -p "$work/t"
 	for s in $(flavour_series "$f"); do
-		sed -n 's#^--- a/\([^\t]*\).*#\1#p' patches/"$s"/*.patch
+		sed -n 's#^\(---\|+++\) [ab]/\([^\t]*\).*#\2#p' patches/"$s"/*.patch
 	done | sort -u | while read -r file; do
-		[ ! -f "$tree/$file" ] || (cd "$tree" && cp --parents "$file" "$work/t/")
+		[ ! -f "$tree/$file" ] || (cd "$tree" && cp --parents "$file" "$t/")
 	done
 	base="pristine $(source_pkg_version "$(flavour_source_pkg "$f")")"
 	for s in $(flavour_series "$f"); do
 		ok=1
 		for p in patches/"$s"/*.patch; do
-			out=$(patch -d "$work/t" -p1 -F0 --dry-run <"$p" 2>&1) || ok=0
+			out=$(patch -d "$t" -p1 -F0 --dry-run <"$p" 2>&1) || ok=0
 			# An offset is tolerated by -F0 but means the context moved.
 			! grep -qE 'fuzz|offset' <<<"$out" || ok=0
-			patch -d "$work/t" -p1 -F0 -s --no-backup-if-mismatch <"$p" >/dev/null 2>&1 || ok=0
+			patch -d "$t" -p1 -F0 -s --no-backup-if-mismatch <"$p" >/dev/null 2>&1 || ok=0
 		done
 		if [ "$ok" = 1 ]; then
 			tap_ok "$f: series $s applies to $base with no fuzz or offset"
@@ -69,7 +69,7 @@ for f in $(all_flavours); do
 		fi
 		base="$base + $s"
 	done
-	rm -rf "$work"
+	rm -rf "$t"
 done
 
 tap_done

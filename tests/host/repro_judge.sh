@@ -289,6 +289,27 @@ expect "--longterm with get: exit 2" 2 err "FOLL_LONGTERM without FOLL_PIN is re
 expect "cells: 33, cells --quick: 5" 0 out '"label": "move-ext:get-unlocked+write"' -- repro cells
 tap_is "$("$GUPCTL" repro cells | jq length) $("$GUPCTL" repro cells --quick | jq length)" "33 5" \
 	"... 33 and 5 of them"
+# Given the columns, a cell boots alone exactly when its expectation is a
+# BUG (the guest panics).  Which cells those are is read from --expect,
+# cell by cell, never from a second list here (on stock's policy with
+# ext4=bug: the 11 read-route cells without FOLL_WRITE and the 11 move-ext
+# cells; the 11 write-fault cells keep their buffers).
+expect "cells --policy without --ext4: exit 2" 2 err "--policy and --ext4 go together" -- \
+	repro cells --policy stock
+for cols in "stock bug" "stock warn" "v7 warn" "v1 warn"; do
+	read -r pol ext <<<"$cols"
+	agree=0 own=0
+	"$GUPCTL" repro cells --policy "$pol" --ext4 "$ext" >"$TMP/cells.json"
+	while read -r cell; do
+		mapfile -t cargs < <(jq -r '.args[]' <<<"$cell")
+		want=shared
+		"$GUPCTL" repro ext4-2018 --expect --policy "$pol" --ext4 "$ext" "${cargs[@]}" |
+			grep -q '^repro-expect: BUG ' && want=own
+		[ "$want" != "$(jq -r .boot <<<"$cell")" ] || agree=$((agree + 1))
+		[ "$want" != own ] || own=$((own + 1))
+	done < <(jq -c '.[]' "$TMP/cells.json")
+	tap_is "$agree" 33 "cells --policy $pol --ext4 $ext: \"boot\" is \"own\" exactly for the cells expected to BUG ($own)"
+done
 
 # -- collect and report ----------------------------------------------------------
 mkdir -p "$TMP/res"

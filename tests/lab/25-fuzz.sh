@@ -20,8 +20,9 @@ threads=4
 # every flavour has run (two guests at a time: jobs/lib.sh's job_parallel).
 # shellcheck disable=SC2317 # called by job_parallel
 fuzz_boot() {
-	local f=$1 t0=$SECONDS
+	local f=$1 t0
 	rootfs/stage-guest.sh "$f" "$work/$f.stage" >"$work/$f.stage.log" 2>&1 || return 0
+	t0=$SECONDS
 	# shellcheck disable=SC2016 # the command is expanded in the guest
 	qemu/run.sh --flavour "$f" --quiet --timeout 300 --files "$work/$f.stage" \
 		--report "$work/$f.report" --results "$work/$f.out" \
@@ -40,15 +41,15 @@ fuzz_boot() {
 }
 built=()
 for f in $(all_flavours); do
-	[ ! -f "$(flavour_dir "$f")/.gup-lab-built" ] || built+=("$f")
+	if [ -f "$(flavour_dir "$f")/.gup-lab-built" ]; then
+		built+=("$f")
+	else
+		tap_skip "$f: short fuzz" "its kernel is not built (make kernels, or another suite, builds it)"
+	fi
 done
 job_parallel fuzz_boot "${built[@]}" >&2 || true
 
-for f in $(all_flavours); do
-	if [ ! -f "$(flavour_dir "$f")/.gup-lab-built" ]; then
-		tap_ok "$f: short fuzz # SKIP its kernel is not built (make kernels, or another suite, builds it)"
-		continue
-	fi
+for f in "${built[@]}"; do
 	policy=$(flavour_field "$f" 3)
 	r=$work/$f.out
 	if [ ! -f "$work/$f.seconds" ]; then

@@ -58,6 +58,8 @@ for f in $(all_flavours); do
 		jq '([.[] | select(.boot == "own")] | length) + (if any(.[]; .boot == "shared") then 1 else 0 end)')
 	tap_is "$(jq -r --arg f "$f" '.flavours[] | select(.name == $f) | "\(.boots) \(.mismatches)"' \
 		"$res/run.json")" "$boots 0" "$f: run.json says $boots boots, 0 mismatches"
+	tap_is "$(find "$res/$f" -maxdepth 1 -name 'boot-*.runner.log' | wc -l)" "$boots" \
+		"$f: $boots runner logs: the boots that ran"
 	# Each cell's slice of its boot's console holds its own marker, and
 	# no other cell's: the reports judged for a cell are its own.
 	for c in $(jq -r '.cells[].cell' "$res/$f.json"); do
@@ -97,7 +99,8 @@ for f in $(all_flavours); do
 			"$f: the WARNING's symbolised trace starts in ext4_dirty_folio at fs/ext4/inode.c:N"
 		tap_like "$console" 'EXT4-fs warning .*page 0 does not have buffers attached' \
 			"$f: ext4 writeback says 'page 0 does not have buffers attached'"
-		tap_like "$console" '^repro-step 7: GUP_PIN_IOC_WRITE' \
+		tap_like "$(cat "$res/$(cell "$f" pin '.console | sub("\\.console\\.log$"; ".guest.out")')" 2>/dev/null || true)" \
+			'^repro-step 7: GUP_PIN_IOC_WRITE' \
 			"$f: the guest wrote the NEW pattern through the pin"
 		tap_is "$(cell "$f" pin .measured.reads.guest)" new \
 			"$f: the guest's page cache holds NEW after fsync returned"
@@ -118,7 +121,7 @@ for f in $(all_flavours); do
 			"$f: ... and the guest never moved the extent"
 		;;
 	*)
-		tap_like "$(tr -d '\r' <"$res/$(cell "$f" move-ext:get+write .console)" 2>/dev/null || true)" \
+		tap_like "$(cat "$res/$(cell "$f" move-ext:get+write '.console | sub("\\.console\\.log$"; ".guest.out")')" 2>/dev/null || true)" \
 			'^  the pinned page lost its buffer heads: move_extent_per_page' \
 			"$f: EXT4_IOC_MOVE_EXT frees the buffers of a page held by get_user_pages(FOLL_WRITE)"
 		tap_is "$(cell "$f" move-ext:get+write .measured.move_ext.buffers_released)" true \
