@@ -23,6 +23,8 @@ pages=(matrix repro consumers bench)
 # docs/longterm.md (gup_longterm's verdicts per flavour).
 # shellcheck disable=SC2317 # called as page_$job
 page_matrix() {
+	! jq -e 'any(.flavours[]; .quick)' "$1/run.json" >/dev/null ||
+		die "$1 is a quick run (jobs/matrix.sh --quick, make check's subset): the pages come from a full one (make matrix)"
 	"$gupctl" report --md docs/matrix.md --svg docs/matrix.svg --policies docs/policies.md \
 		--learned docs/matrix-learned.md "$1" || [ $? -eq 1 ] ||
 		die "gupctl report failed on $1"

@@ -16,7 +16,9 @@
 # expect, every gup_longterm verdict the predicted one); 1 otherwise; 2
 # usage error.
 #
-#   jobs/matrix.sh [--results DIR] [FLAVOUR...]
+#   jobs/matrix.sh [--quick] [--results DIR] [FLAVOUR...]
+# --quick        the quick subset (gupctl matrix --quick: five backings of
+#                eleven), for make check; docs.sh makes no page of it
 # --results DIR  write the run there, move no latest link (default: a new
 #                directory under results/matrix/, then results/matrix/latest)
 # FLAVOUR...     the flavours to run (default: every one in patches/flavours)
@@ -27,13 +29,14 @@ set -euo pipefail
 . "$LAB_ROOT/jobs/lib.sh"
 
 usage() {
-	sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
 }
 
-results=''
+results='' quick=false
 flavours=()
 while [ $# -gt 0 ]; do
 	case $1 in
+	--quick) quick=true ;;
 	--results) results=${2:?--results needs a DIR}; shift ;;
 	-h | --help) usage; exit 0 ;;
 	-*) echo "jobs/matrix.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
@@ -71,7 +74,7 @@ if insmod /lab/gup_pin_test.ko; then
 		echo "# cannot set shmem_enabled to advise: shmem-thp cells will fail their setup"
 	echo 0 >/sys/kernel/mm/transparent_hugepage/use_zero_page ||
 		echo "# cannot turn the huge zero page off: read-faulted anon-thp cells will fail their setup"
-	gupctl matrix --flavour "$GUP_LAB_FLAVOUR" --policy "$GUP_LAB_POLICY" \
+	gupctl matrix --flavour "$GUP_LAB_FLAVOUR" --policy "$GUP_LAB_POLICY" $QUICK \
 		--json /lab/out/matrix.json >/lab/out/matrix.ktap
 	status=$?
 	gupctl xcheck --policy "$GUP_LAB_POLICY" --gup-test /lab/bin/gup_test \
@@ -117,7 +120,8 @@ matrix_flavour() {
 	set +e
 	job_boot "$tmp/$f.runner" --flavour "$f" --timeout 1500 --raw-trace \
 		--files "$stage" --out "$tmp/$f.run" --results "$guest_out" \
-		--report "$tmp/$f.report" --exec "$guest"
+		--report "$tmp/$f.report" --exec "QUICK=$([ "$quick" = false ] || echo --quick)
+$guest"
 	status=$?
 	set -e
 	verdict=$(jq -r '.kernel_verdict // empty' "$tmp/$f.report" 2>/dev/null || true)
@@ -190,7 +194,7 @@ matrix_flavour() {
 		results_flavour "$f" "kernel_release=$(jq .kernel_release "$out/$f.json")" \
 			"ran=$([ "$why" = null ] && echo true || echo false)" \
 			"why_not_run=$why" boots=1 "wall_seconds=${boot:-null}" \
-			"cells=$(jq .summary.cells "$out/$f.json")" \
+			"cells=$(jq .summary.cells "$out/$f.json")" "quick=$quick" \
 			"mismatches=$(jq .summary.mismatches "$out/$f.json")" \
 			"gup_longterm=$longterm"
 	else

@@ -29,6 +29,7 @@
 /* Why a cell is not cross-checked (not_checked()), in the order tested. */
 enum xcheck_skip {
 	SKIP_NOT_APPLICABLE,
+	SKIP_QUICK,
 	SKIP_DRIVER,
 	SKIP_WARN,
 	SKIP_ALLOW_BROKEN,
@@ -44,6 +45,7 @@ enum xcheck_skip {
 
 static const char * const skip_reasons[SKIP_COUNT] = {
 	[SKIP_NOT_APPLICABLE]	= "not applicable: the matrix does not run it either",
+	[SKIP_QUICK]		= "not in the quick subset: the matrix (--quick, make check) did not run it; make matrix checks it",
 	[SKIP_DRIVER]		= "refused by our driver before GUP is called: nothing of the kernel's to compare",
 	[SKIP_WARN]		= "the policy expects a WARN_ON_ONCE: the matrix re-arms and checks it, gup_test would find it spent",
 	[SKIP_ALLOW_BROKEN]	= "FOLL_ALLOW_BROKEN_FILE_MAPPING: gup_test has no option for it (only the gup-v1 kernel defines it)",
@@ -178,6 +180,10 @@ static enum xcheck_skip not_checked(const struct xcheck *x, const struct cell *c
 
 	if (e->outcome == OUTCOME_NOT_APPLICABLE)
 		return SKIP_NOT_APPLICABLE;
+	/* --matrix of a quick run: only its backings have a measured row */
+	if (x->matrix && json_is_true(json_object_get(x->matrix->doc, "quick")) &&
+	    !matrix_quick_backing(c->backing))
+		return SKIP_QUICK;
 	if (e->by_driver)
 		return SKIP_DRIVER;
 	if (e->report.kind)

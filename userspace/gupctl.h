@@ -69,6 +69,10 @@ enum matrix_outcome {
 	MATRIX_OUTCOME_COUNT
 };
 
+/* make check's subset of backings (gupctl matrix --quick) */
+bool matrix_quick_backing(enum cell_backing backing);
+#define MATRIX_QUICK_REASON	"not in the quick subset (gupctl matrix --quick, make check): make matrix runs it"
+
 void matrix_cell(unsigned int index, struct cell *c);
 /* The index of @c, or -1 if its flags are not one of the matrix's sets. */
 int matrix_index(const struct cell *c);

@@ -519,6 +519,10 @@ int matrix_collect(const struct collect_opts *o)
 			"cells", cells,
 			"xcheck", xcheck ? json_incref(xcheck) : json_null(),
 			"kernel_reports", reports);
+	/* make check's subset (gupctl matrix --quick), said where it is read */
+	if (doc)
+		json_object_set_new(doc, "quick", json_boolean(m->doc &&
+				    json_is_true(json_object_get(m->doc, "quick"))));
 	/* Read back what we wrote: checked, and counted for the summary. */
 	ret = doc ? matrix_json_parse(doc, o->out, fl, "report") :
 		    collect_error(NULL, "out of memory (ENOMEM)");

@@ -633,11 +633,27 @@ check_help() {
 	fi
 }
 
-matrix_opts="--expect --ext4-dir --flavour --help --json --policy --ramfs-dir --tmpfs-dir"
+matrix_opts="--expect --ext4-dir --flavour --help --json --policy --quick --ramfs-dir --tmpfs-dir"
 xcheck_opts="--ext4-dir --foll-force --foll-longterm --foll-touch --gup-test --help --json --matrix
 --policy --ramfs-dir --tmpfs-dir --tool-foll-touch"
 report_opts="--boot-seconds --collect --console --ext4 --findings --flavour --help --input-hash
 --kernel-verdict --learned --matrix --md --policies --policy --reports --src --svg --xcheck"
+
+# --quick (make check's subset): on the five backings of
+# matrix_quick_backing() (userspace/cmd_matrix.c) every policy's answer is
+# the full run's; every other cell is not run, saying why.
+quick_backings='anon-private|shmem-memfd|ext4-shared|ext4-private|ext4-shared-ro'
+for p in stock v1 v7 v9 mainline; do
+	"$GUPCTL" matrix --flavour x --policy "$p" --expect >"$TMP/full"
+	"$GUPCTL" matrix --flavour x --policy "$p" --expect --quick >"$TMP/quick"
+	same=$(paste "$TMP/full" "$TMP/quick" | awk -F'\t' -v q="^($quick_backings)\$" '
+		{ split($2, c, " ") }
+		c[3] ~ q && ($3 != $7 || $4 != $8) { bad++ }
+		c[3] !~ q && $3 !~ /^not-run/ && $8 !~ /^not in the quick subset/ { bad++ }
+		c[3] !~ q && $7 != "not-run" { bad++ }
+		END { print bad + 0 }')
+	tap_is "$same" 0 "matrix --expect --quick --policy $p: the full run's answers on the quick backings, the other cells not run and saying why"
+done
 
 for cmd in matrix xcheck report; do
 	case $cmd in
