@@ -114,7 +114,7 @@ matrix_flavour() {
 		tail -8 "$tmp/$f.stage.log" | sed 's/^/#   /'
 		results_flavour "$f" kernel_release=null ran=false \
 			"why_not_run=$(jq -n --arg why "$why" '$why')" boots=0 \
-			wall_seconds=null cells=0 mismatches=null gup_longterm=null
+			wall_seconds=null cells=0 "quick=$quick" mismatches=null gup_longterm=null
 		return 1
 	fi
 	set +e
@@ -200,7 +200,7 @@ $guest"
 	else
 		results_flavour "$f" kernel_release=null ran=false \
 			"why_not_run=$why" boots=1 "wall_seconds=${boot:-null}" \
-			cells=0 mismatches=null "gup_longterm=$longterm"
+			cells=0 "quick=$quick" mismatches=null "gup_longterm=$longterm"
 	fi
 	return "$bad"
 }
