@@ -300,14 +300,16 @@ for cols in "stock bug" "stock warn" "v7 warn" "v1 warn"; do
 	read -r pol ext <<<"$cols"
 	agree=0 own=0
 	"$GUPCTL" repro cells --policy "$pol" --ext4 "$ext" >"$TMP/cells.json"
-	while read -r cell; do
-		mapfile -t cargs < <(jq -r '.args[]' <<<"$cell")
+	# one jq for every cell's boot and arguments (shell-quoted by @sh)
+	cargs=()
+	while IFS=$'\t' read -r boot args; do
+		eval "cargs=($args)"
 		want=shared
 		"$GUPCTL" repro ext4-2018 --expect --policy "$pol" --ext4 "$ext" "${cargs[@]}" |
 			grep -q '^repro-expect: BUG ' && want=own
-		[ "$want" != "$(jq -r .boot <<<"$cell")" ] || agree=$((agree + 1))
+		[ "$want" != "$boot" ] || agree=$((agree + 1))
 		[ "$want" != own ] || own=$((own + 1))
-	done < <(jq -c '.[]' "$TMP/cells.json")
+	done < <(jq -r '.[] | [.boot, (.args | @sh)] | @tsv' "$TMP/cells.json")
 	tap_is "$agree" 33 "cells --policy $pol --ext4 $ext: \"boot\" is \"own\" exactly for the cells expected to BUG ($own)"
 done
 
