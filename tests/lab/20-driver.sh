@@ -91,7 +91,7 @@ job_parallel driver_boot "${flavours[@]}" >&2 || true
 # number when it never came: the step's reports are then the boot's).
 step_line() {
 	local l
-	l=$(grep -n "gup-lab: driver step $2\$" "$(report_get "$work/$1.report" console)" 2>/dev/null |
+	l=$(grep -an "gup-lab: driver step $2" "$(report_get "$work/$1.report" console)" 2>/dev/null |
 		head -1 | cut -d: -f1)
 	echo "${l:-1000000000}"
 }
@@ -109,13 +109,16 @@ for f in "${flavours[@]}"; do
 	console=$(report_get "$work/$f.report" console)
 	qemu/scan-console.sh --reports "$console" >"$work/$f.reports" 2>/dev/null ||
 		echo '[{"line": 0, "kind": "no console log"}]' >"$work/$f.reports"
-	fuzz=$(step_line "$f" fuzz) pin=$(step_line "$f" pin)
+	selftest=$(step_line "$f" selftest) fuzz=$(step_line "$f" fuzz) pin=$(step_line "$f" pin)
 	echo "# $f: one boot, $(cat "$work/$f.seconds" 2>/dev/null || echo '?') s"
+	# without its markers no report could be placed in its step
+	tap_like "$selftest $fuzz $pin" '^[0-9]{1,8} [0-9]{1,8} [0-9]{1,8}$' \
+		"$f: the console has each step's marker (selftest, fuzz, pin)"
 
 	# The boot itself (what tests/lab/10-foundation.sh checked per
 	# flavour, in a boot of its own, before the guests were shared).
 	tap_like "$(cat "$r/uname" 2>/dev/null)" '^[0-9]+\.[0-9]+' "$f: boots and runs the guest command"
-	tap_is "$(reports_in "$f" 0 "$(step_line "$f" selftest)")" "" \
+	tap_is "$(reports_in "$f" 0 "$selftest")" "" \
 		"$f: console clean (no oops/BUG/WARNING) from boot to the driver's tests"
 	# The guest's grep exits 0 iff vma_needs_dirty_tracking is in
 	# kallsyms: a series adds it to 6.1 (gup-v7, gup-v9), 6.12 has it
@@ -130,7 +133,7 @@ for f in "${flavours[@]}"; do
 	tap_is "$(debugfs -R 'cat /hello' "$work/$f.run/scratch.img" 2>/dev/null)" written-in-guest \
 		"$f: the scratch ext4 is readable from the host after the run"
 
-	tap_is "$(reports_in "$f" "$(step_line "$f" selftest)" "$fuzz")" "" \
+	tap_is "$(reports_in "$f" "$selftest" "$fuzz")" "" \
 		"$f: console clean (no oops/BUG/WARNING) through the driver tests"
 	tap_is "$(reports_in "$f" "$fuzz" "$pin")" "" \
 		"$f: console clean (no oops/BUG/WARNING/KASAN) through the fuzz"
