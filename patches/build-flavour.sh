@@ -11,11 +11,18 @@ set -euo pipefail
 
 [ $# -eq 1 ] || die "usage: $0 FLAVOUR"
 flavour=$1
+dir=$(flavour_dir "$flavour")
+# A built tree is final (.gup-lab-built is written last): every boot looks
+# it up, so that answer comes without the lock or the source tree.
+if [ -f "$dir/.gup-lab-built" ]; then
+	log "$flavour: cached in $dir"
+	echo "$dir"
+	exit 0
+fi
 series=$(flavour_series "$flavour")
 pkg=$(flavour_source_pkg "$flavour")
 fragments=$(flavour_fragments "$flavour")
 pristine=$("$LAB_ROOT/patches/unpack-source.sh" "$pkg")
-dir=$(flavour_dir "$flavour")
 
 mkdir -p "$LAB_CACHE/kernels"
 exec 9>"$dir.lock"

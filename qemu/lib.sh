@@ -101,8 +101,14 @@ all_flavours() {
 # flavour_key NAME: hash of every input of the flavour's kernel build: the
 # source package and its version, the series, the config fragments and the
 # build script.  (Not this file: what here decides the inputs is above.)
+# A caller that runs many boots computes the keys once and exports them
+# (flavour_keys_export): GUP_LAB_KEY_<NAME, non-alphanumerics as _>.
 flavour_key() {
-	local name=$1 pkg s files=() frags
+	local name=$1 pkg s files=() frags memo=GUP_LAB_KEY_${1//[^A-Za-z0-9]/_}
+	if [ -n "${!memo:-}" ]; then
+		echo "${!memo}"
+		return
+	fi
 	pkg=$(flavour_source_pkg "$name") || exit 1
 	for s in $(flavour_series "$name"); do
 		files+=("$LAB_ROOT"/patches/"$s"/*.patch)
@@ -115,6 +121,17 @@ flavour_key() {
 		hash_inputs "${files[@]}" $frags \
 			"$LAB_ROOT/patches/build-flavour.sh"
 	} | sha256sum | cut -c1-16
+}
+
+# flavour_keys_export NAME...: compute each flavour's key now and export it
+# for flavour_key in this shell and everything it starts: one reading of
+# the inputs for a whole run (tests/run.sh), where each boot's lookups read
+# them three or four times (about 0.2 s each).
+flavour_keys_export() {
+	local f
+	for f in "$@"; do
+		export "GUP_LAB_KEY_${f//[^A-Za-z0-9]/_}=$(flavour_key "$f")"
+	done
 }
 
 # flavour_dir NAME: where the flavour's built tree (O= directory) lives.

@@ -22,6 +22,12 @@ if [ $# -gt 0 ]; then
 else
 	suites=(tests/host/*.sh tests/lab/*.sh)
 fi
+# The kernels' cache keys, read once for the whole run (qemu/lib.sh's
+# flavour_keys_export): every boot looks its kernel up three or four times.
+# shellcheck source=../qemu/lib.sh
+. qemu/lib.sh
+mapfile -t flavours < <(all_flavours)
+flavour_keys_export "${flavours[@]}"
 passed=0 failed=0 skipped=0 start=$SECONDS
 outdir=$(mktemp -d)
 trap 'rm -rf "$outdir"' EXIT
