@@ -141,7 +141,7 @@ flavour_dir() {
 
 rootfs_key() {
 	hash_inputs "$LAB_ROOT/rootfs/build-rootfs.sh" "$LAB_ROOT/rootfs/init" \
-		"$LAB_ROOT/rootfs/packages"
+		"$LAB_ROOT/rootfs/fstab" "$LAB_ROOT/rootfs/packages"
 }
 
 rootfs_image() {

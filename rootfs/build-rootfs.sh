@@ -45,6 +45,7 @@ debootstrap --variant=minbase --include="$(paste -sd, "$LAB_ROOT/rootfs/packages
 }
 rm -rf "$work/root/var/cache/apt/archives/"*.deb "$work/root/var/lib/apt/lists/"*
 install -m 0755 "$LAB_ROOT/rootfs/init" "$work/root/sbin/gup-lab-init"
+install -m 0644 "$LAB_ROOT/rootfs/fstab" "$work/root/etc/fstab"
 mkdir -p "$work/root/mnt/ext4" "$work/root/mnt/ramfs" "$work/root/lab"
 echo gup-lab >"$work/root/etc/hostname"
 size_mb=$(($(du -sm "$work/root" | cut -f1) + 256))
