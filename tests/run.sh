@@ -13,7 +13,10 @@
 # - ...", "# ..." diagnostics) and a plan; it runs to the end before its
 # subtest is printed (KTAP wants the plan first), so progress goes to
 # stderr: one line per suite with its elapsed time and the guests it
-# booted.
+# booted.  The host suites (tests/host/) boot nothing: they run two at a
+# time from the start (a core each), and the lab suites one after the
+# other, each booting its own guests two at a time; the document prints
+# every suite in order all the same.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,20 +45,52 @@ boots() {
 
 echo "KTAP version 1"
 echo "1..${#suites[@]}"
+
+# run_suite N SUITE: SUITE's output in $outdir/N.tap, its exit status and
+# seconds beside it.
+run_suite() {
+	local t0=$SECONDS status=0
+	echo "# $(suite_name "$2"): running ($((SECONDS - start)) s so far)" >&2
+	bash "$2" >"$outdir/$1.tap" 2>&1 || status=$?
+	echo "$status" >"$outdir/$1.status"
+	echo $((SECONDS - t0)) >"$outdir/$1.seconds"
+}
+suite_name() {
+	local name=${1#tests/}
+	echo "${name%.sh}"
+}
+
+# The host suites, two at a time in the background (GUP_LAB_HOST_JOBS).
+declare -A host_pid
 n=0
 for suite in "${suites[@]}"; do
 	n=$((n + 1))
-	name=${suite#tests/}
-	name=${name%.sh}
+	case $suite in
+	tests/host/*)
+		while [ "$(jobs -rp | wc -l)" -ge "${GUP_LAB_HOST_JOBS:-2}" ]; do
+			wait -n || true
+		done
+		run_suite "$n" "$suite" &
+		host_pid[$n]=$!
+		;;
+	esac
+done
+
+n=0
+for suite in "${suites[@]}"; do
+	n=$((n + 1))
+	name=$(suite_name "$suite")
 	out=$outdir/$n.tap
-	echo "# $name: running ($((SECONDS - start)) s so far)" >&2
-	# the boots that follow are this suite's (jobs/bench-pipeline.sh)
-	echo "{\"suite\": \"$name\"}" >>"$GUP_LAB_BOOT_LOG"
-	t0=$SECONDS b0=$(boots)
-	set +e
-	bash "$suite" >"$out" 2>&1
-	status=$?
-	set -e
+	b0=$(boots)
+	if [ -n "${host_pid[$n]:-}" ]; then
+		wait "${host_pid[$n]}" || true
+	else
+		# the boots that follow are this suite's (jobs/bench-pipeline.sh)
+		echo "{\"suite\": \"$name\"}" >>"$GUP_LAB_BOOT_LOG"
+		b0=$(boots)
+		run_suite "$n" "$suite"
+	fi
+	status=$(cat "$outdir/$n.status" 2>/dev/null || echo 1)
 	# The suite's own result lines at its top level (no indentation).
 	# A SKIP (an interface the kernel lacks) is counted apart, never
 	# as passed.
@@ -75,7 +110,7 @@ for suite in "${suites[@]}"; do
 	passed=$((passed + p - sk))
 	skipped=$((skipped + sk))
 	failed=$((failed + f))
-	echo "# $name: $((p - sk)) passed, $f failed$([ "$sk" -eq 0 ] || echo ", $sk skipped") in $((SECONDS - t0)) s, $(($(boots) - b0)) boots" >&2
+	echo "# $name: $((p - sk)) passed, $f failed$([ "$sk" -eq 0 ] || echo ", $sk skipped") in $(cat "$outdir/$n.seconds" 2>/dev/null || echo '?') s, $(($(boots) - b0)) boots" >&2
 	if [ "$f" -eq 0 ]; then
 		echo "ok $n $name"
 	else
