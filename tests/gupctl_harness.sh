@@ -11,7 +11,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ $# -ge 1 ]; then
 	GUPCTL=$1
 else
-	make -s -C "$ROOT/userspace" >&2
+	# tests/run.sh runs two host suites at once: one make at a time
+	flock "$ROOT/userspace/.make.lock" make -s -C "$ROOT/userspace" >&2
 	GUPCTL=$ROOT/userspace/gupctl
 fi
 TMP=$(mktemp -d)

@@ -60,7 +60,11 @@ suite_name() {
 	echo "${name%.sh}"
 }
 
-# The host suites, two at a time in the background (GUP_LAB_HOST_JOBS).
+# The host suites, two at a time in the background (GUP_LAB_HOST_JOBS),
+# gupctl built first: a fresh clone has none, and two suites would make it
+# at once (their harness takes userspace/.make.lock all the same).
+flock userspace/.make.lock make -s -C userspace >&2 ||
+	echo "# gupctl does not build: the suites that need it say so" >&2
 declare -A host_pid
 n=0
 for suite in "${suites[@]}"; do
