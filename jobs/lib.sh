@@ -128,6 +128,8 @@ results_begin() {
 	RESULTS_JOB=$job
 	RESULTS_T0=$(date +%s.%N)
 	RESULTS_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	# the commit the run starts from (a commit made while it runs is not it)
+	RESULTS_COMMIT=$(git -C "$LAB_ROOT" describe --always --dirty 2>/dev/null || echo unknown)
 	if [ -n "$dir" ]; then
 		RESULTS_LINK=0
 	else
@@ -168,9 +170,8 @@ results_flavour() {
 # results_end: write run.json, move the latest links (unless the caller
 # chose the directory) and print "results: PATH", the job's last line.
 results_end() {
-	local wall commit
+	local wall commit=$RESULTS_COMMIT
 	wall=$(echo "$(date +%s.%N) - $RESULTS_T0" | bc)
-	commit=$(git -C "$LAB_ROOT" describe --always --dirty 2>/dev/null || echo unknown)
 	shopt -s nullglob
 	local parts=("$RESULTS_DIR"/.flavour-*.json)
 	shopt -u nullglob
