@@ -29,7 +29,7 @@ set -euo pipefail
 . "$LAB_ROOT/jobs/lib.sh"
 
 usage() {
-	sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,/^set /{/^#/p}' "$0" | sed 's/^# \{0,1\}//'
 }
 
 results='' quick=false
