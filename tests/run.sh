@@ -91,7 +91,6 @@ for suite in "${suites[@]}"; do
 	else
 		# the boots that follow are this suite's (jobs/bench-pipeline.sh)
 		echo "{\"suite\": \"$name\"}" >>"$GUP_LAB_BOOT_LOG"
-		b0=$(boots)
 		run_suite "$n" "$suite"
 	fi
 	status=$(cat "$outdir/$n.status" 2>/dev/null || echo 1)

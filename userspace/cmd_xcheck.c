@@ -181,8 +181,7 @@ static enum xcheck_skip not_checked(const struct xcheck *x, const struct cell *c
 	if (e->outcome == OUTCOME_NOT_APPLICABLE)
 		return SKIP_NOT_APPLICABLE;
 	/* --matrix of a quick run: only its backings have a measured row */
-	if (x->matrix && json_is_true(json_object_get(x->matrix->doc, "quick")) &&
-	    !matrix_quick_backing(c->backing))
+	if (x->matrix && x->matrix->quick && !matrix_quick_backing(c->backing))
 		return SKIP_QUICK;
 	if (e->by_driver)
 		return SKIP_DRIVER;

@@ -521,8 +521,7 @@ int matrix_collect(const struct collect_opts *o)
 			"kernel_reports", reports);
 	/* make check's subset (gupctl matrix --quick), said where it is read */
 	if (doc)
-		json_object_set_new(doc, "quick", json_boolean(m->doc &&
-				    json_is_true(json_object_get(m->doc, "quick"))));
+		json_object_set_new(doc, "quick", json_boolean(m->quick));
 	/* Read back what we wrote: checked, and counted for the summary. */
 	ret = doc ? matrix_json_parse(doc, o->out, fl, "report") :
 		    collect_error(NULL, "out of memory (ENOMEM)");

@@ -603,6 +603,7 @@ int matrix_json_parse(json_t *doc, const char *path, struct mflavour *fl,
 		return ret;
 	if (!matrix_valid_flavour(fl->name))
 		return jerr(&r, "bad flavour '%s'", fl->name);
+	fl->quick = json_is_true(json_object_get(doc, "quick"));
 	if (!json_is_object(wall))
 		return jerr(&r, "\"wall_seconds\" is not an object");
 	snprintf(r.where, sizeof(r.where), "wall_seconds");

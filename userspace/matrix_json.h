@@ -57,6 +57,7 @@ struct mflavour {
 	const char *path;
 	const char *name, *policy, *kernel, *verdict;	/* verdict: NULL */
 	double wall_matrix, wall_boot;	/* seconds, < 0: not known */
+	bool quick;			/* gupctl matrix --quick ran (absent: false) */
 	unsigned int nr_present, nr_run, nr_not_applicable, nr_mismatch;
 	struct mcell cells[MATRIX_NR_CELLS];
 	/* FLAVOUR.json only (absent: xcheck_nr < 0, no reports) */

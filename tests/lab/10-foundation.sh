@@ -34,7 +34,7 @@ for f in $(all_flavours); do
 	tap_is "$got" "$want" "$f: ext4 'does not have buffers attached' check $want in vmlinux"
 done
 
-# A stock boot reaches init in about 2 s (docs/performance.md): 15 s is a
+# A stock boot reaches init in about 1 s (docs/performance.md): 15 s is a
 # hang.  Its guest sleeps, so it waits beside the two boots that follow
 # (not beside job_parallel's: its wait -n would reap it).
 qemu/run.sh --flavour stock --quiet --timeout 15 --report "$work/hang.report" \
