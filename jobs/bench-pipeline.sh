@@ -24,8 +24,8 @@
 # failed boot is said and left out of the medians; a failed make check is
 # kept with its status); 2 usage error.
 set -euo pipefail
-# shellcheck source=../qemu/lib.sh
-. "$(dirname "$0")/../qemu/lib.sh"
+# shellcheck source=../patches/flavours.sh
+. "$(dirname "$0")/../patches/flavours.sh"
 # shellcheck source=lib.sh
 . "$LAB_ROOT/jobs/lib.sh"
 

@@ -25,8 +25,8 @@
 # Exit status: 0 every boot measured every operation with a clean console;
 # 1 otherwise; 2 usage error.
 set -euo pipefail
-# shellcheck source=../qemu/lib.sh
-. "$(dirname "$0")/../qemu/lib.sh"
+# shellcheck source=../patches/flavours.sh
+. "$(dirname "$0")/../patches/flavours.sh"
 # shellcheck source=lib.sh
 . "$LAB_ROOT/jobs/lib.sh"
 

@@ -2,8 +2,8 @@
 # Boot every flavour once (building what is missing) and print one line
 # per flavour: kernel release, kernel verdict, wall time.
 set -euo pipefail
-# shellcheck source=../qemu/lib.sh
-. "$(dirname "$0")/../qemu/lib.sh"
+# shellcheck source=../patches/flavours.sh
+. "$(dirname "$0")/../patches/flavours.sh"
 
 bad=0
 printf '%-10s %-22s %-9s %s\n' flavour release verdict wall

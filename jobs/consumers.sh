@@ -30,8 +30,8 @@
 #                interface runs: stock+net+rdma+uprobes...); a name without
 #                overlays runs the rest and SKIPs what its kernel lacks
 set -euo pipefail
-# shellcheck source=../qemu/lib.sh
-. "$(dirname "$0")/../qemu/lib.sh"
+# shellcheck source=../patches/flavours.sh
+. "$(dirname "$0")/../patches/flavours.sh"
 # shellcheck source=lib.sh
 . "$LAB_ROOT/jobs/lib.sh"
 

@@ -12,8 +12,8 @@
 # A page per job: add a page_JOB function and JOB to pages.  Exit status:
 # 0 every page asked for (or with results) regenerated; 1 otherwise.
 set -euo pipefail
-# shellcheck source=../qemu/lib.sh
-. "$(dirname "$0")/../qemu/lib.sh"
+# shellcheck source=../patches/flavours.sh
+. "$(dirname "$0")/../patches/flavours.sh"
 # shellcheck source=lib.sh
 . "$LAB_ROOT/jobs/lib.sh"
 

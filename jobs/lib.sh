@@ -1,12 +1,12 @@
 # shellcheck shell=bash
 # What every job shares: its results directory (docs/results.md) and the
-# run's metadata.  Sourced after qemu/lib.sh, never executed.
+# run's metadata.  Sourced after patches/flavours.sh, never executed.
 
 LAB_RESULTS=${GUP_LAB_RESULTS:-$LAB_ROOT/results}
 
 # job_flavours JOB [FLAVOUR...]: the flavours a job runs, one per line:
 # those given, or every one in patches/flavours.  A name may carry config
-# overlays (FLAVOUR+NAME..., patches/overlays/NAME.fragment: qemu/lib.sh's
+# overlays (FLAVOUR+NAME..., patches/overlays/NAME.fragment: patches/flavours.sh's
 # flavour_base and flavour_overlays).  An unknown flavour or overlay is a
 # usage error (status 2), said in JOB's name.
 job_flavours() {

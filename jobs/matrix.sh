@@ -23,8 +23,8 @@
 #                directory under results/matrix/, then results/matrix/latest)
 # FLAVOUR...     the flavours to run (default: every one in patches/flavours)
 set -euo pipefail
-# shellcheck source=../qemu/lib.sh
-. "$(dirname "$0")/../qemu/lib.sh"
+# shellcheck source=../patches/flavours.sh
+. "$(dirname "$0")/../patches/flavours.sh"
 # shellcheck source=lib.sh
 . "$LAB_ROOT/jobs/lib.sh"
 

@@ -24,9 +24,9 @@
 # mismatched or was not run; 2 usage error.  The last line is
 # "results: PATH".
 set -euo pipefail
+# shellcheck source=../patches/flavours.sh
+. "$(dirname "$0")/../patches/flavours.sh"
 cd "$(dirname "$0")/.."
-# shellcheck source=../qemu/lib.sh
-. qemu/lib.sh
 # shellcheck source=lib.sh
 . jobs/lib.sh
 

@@ -4,8 +4,8 @@
 # Each build happens in a cache directory keyed by the flavour and the
 # module's sources, so the clone stays clean; prints the .ko's path.
 set -euo pipefail
-# shellcheck source=../qemu/lib.sh
-. "$(dirname "$0")/../qemu/lib.sh"
+# shellcheck source=../patches/flavours.sh
+. "$(dirname "$0")/../patches/flavours.sh"
 
 [ $# -eq 1 ] || die "usage: $0 FLAVOUR|headers"
 target=$1

@@ -1,13 +1,13 @@
 #!/bin/bash
 # Build one kernel flavour: a pristine Debian linux-source tree + the
 # flavour's series (patches/flavours) + its config fragments (the lab's, the
-# source version's, the overlays': lib.sh's flavour_fragments), in the cache
+# source version's, the overlays': patches/flavours.sh's flavour_fragments), in the cache
 # directory named by the hash of all those inputs.  Prints that directory:
 # src/ (patched tree), build/ (O= tree, usable for `make -C build M=...`,
 # holds vmlinux).  Progress goes to stderr (patches/build-progress.sh).
 set -euo pipefail
-# shellcheck source=../qemu/lib.sh
-. "$(dirname "$0")/../qemu/lib.sh"
+# shellcheck source=../patches/flavours.sh
+. "$(dirname "$0")/../patches/flavours.sh"
 
 [ $# -eq 1 ] || die "usage: $0 FLAVOUR"
 flavour=$1

@@ -3,8 +3,8 @@
 # per package version into the cache.  The tree is pristine: flavours copy
 # it (hard links) and patch the copy.  Prints the tree's path.
 set -euo pipefail
-# shellcheck source=../qemu/lib.sh
-. "$(dirname "$0")/../qemu/lib.sh"
+# shellcheck source=../patches/flavours.sh
+. "$(dirname "$0")/../patches/flavours.sh"
 
 pkg=${1:-$LAB_SOURCE_PKG}
 tree=$(source_tree "$pkg")

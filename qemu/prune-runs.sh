@@ -19,8 +19,8 @@
 # A results directory has .running while its job runs (jobs/lib.sh).
 # Anything else in those directories is left alone.
 set -euo pipefail
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../patches/flavours.sh
+. "$(dirname "$0")/../patches/flavours.sh"
 
 dry=0 results=''
 while [ $# -gt 0 ]; do

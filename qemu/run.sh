@@ -9,8 +9,8 @@
 # 124 when the guest neither finished nor crashed before --timeout;
 # 2 for usage errors.
 set -euo pipefail
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../patches/flavours.sh
+. "$(dirname "$0")/../patches/flavours.sh"
 
 usage() {
 	cat <<USAGE

@@ -2,8 +2,8 @@
 # `make shell FLAVOUR=F`: a root shell in a guest of flavour F with
 # gup_pin_test.ko loaded, gupctl on PATH and /mnt/ext4/file.img ready.
 set -euo pipefail
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../patches/flavours.sh
+. "$(dirname "$0")/../patches/flavours.sh"
 
 [ $# -eq 1 ] || die "usage: $0 FLAVOUR"
 stage=$(mktemp -d)

@@ -3,8 +3,8 @@
 # rootfs/packages and our init, packed with `mkfs.ext4 -d` (no loop mount).
 # The mirror is read from this machine's apt configuration at run time.
 set -euo pipefail
-# shellcheck source=../qemu/lib.sh
-. "$(dirname "$0")/../qemu/lib.sh"
+# shellcheck source=../patches/flavours.sh
+. "$(dirname "$0")/../patches/flavours.sh"
 
 SUITE=bookworm
 image=$(rootfs_image)

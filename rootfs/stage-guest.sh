@@ -6,8 +6,8 @@
 # whatever its layout: 6.1 (selftests/vm, FOLL_* #defines in mm.h) or 6.12
 # (selftests/mm, FOLL_* an enum in mm_types.h).
 set -euo pipefail
-# shellcheck source=../qemu/lib.sh
-. "$(dirname "$0")/../qemu/lib.sh"
+# shellcheck source=../patches/flavours.sh
+. "$(dirname "$0")/../patches/flavours.sh"
 
 [ $# -eq 2 ] || die "usage: $0 FLAVOUR DIR"
 flavour=$1

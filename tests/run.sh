@@ -18,6 +18,8 @@
 # other, each booting its own guests two at a time; the document prints
 # every suite in order all the same.
 set -euo pipefail
+# shellcheck source=../patches/flavours.sh
+. "$(dirname "$0")/../patches/flavours.sh"
 cd "$(dirname "$0")/.."
 
 if [ $# -gt 0 ]; then
@@ -25,10 +27,8 @@ if [ $# -gt 0 ]; then
 else
 	suites=(tests/host/*.sh tests/lab/*.sh)
 fi
-# The kernels' cache keys, read once for the whole run (qemu/lib.sh's
+# The kernels' cache keys, read once for the whole run (patches/flavours.sh's
 # flavour_keys_export): every boot looks its kernel up three or four times.
-# shellcheck source=../qemu/lib.sh
-. qemu/lib.sh
 mapfile -t flavours < <(all_flavours)
 flavour_keys_export "${flavours[@]}"
 passed=0 failed=0 skipped=0 start=$SECONDS

@@ -4,9 +4,9 @@
 # the TAP helpers, and $work, a scratch directory removed on exit.
 # Sourced first thing:  . "$(dirname "$0")/../suite.sh"
 set -euo pipefail
+# shellcheck source=../patches/flavours.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../patches/flavours.sh"
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-# shellcheck source=../qemu/lib.sh
-. qemu/lib.sh
 # shellcheck source=tap.sh
 . tests/tap.sh
 # shellcheck disable=SC2034 # used by the suites that source this

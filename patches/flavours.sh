@@ -1,6 +1,9 @@
 # shellcheck shell=bash
-# Shared helpers for gup-lab's shell jobs: cache layout, input hashing,
-# flavour lookup.  Sourced, never executed.
+# The flavour table (patches/flavours, beside this file) read for the shell,
+# and the cache built from it: the inputs' hashes (cache keys) and the paths
+# of source trees, kernels, uapi headers and the root image.  Sourced the
+# same way by every script, relative to the script itself
+# (. "$(dirname "$0")/../patches/flavours.sh"), never executed.
 
 LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Builds live outside the clone so that a fresh clone reuses them.
