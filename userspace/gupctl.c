@@ -1,132 +1,58 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gupctl: user CLI of /dev/gup_test (gup-lab).  Main dispatch, and the helpers every command shares.
+ * gupctl: user CLI of /dev/gup_test (gup-lab).  The table of commands and
+ * the dispatch; each command lives in the folder of its feature
+ * (docs/lab.md, "Layout") and parses with lib/options.h.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "gupctl.h"
-#include "options.h"
-
-struct command {
-	const char *name;
-	int (*run)(int argc, char **argv);	/* NULL: host-only, not built */
-	const char *summary;
-};
-
-#ifdef GUPCTL_GUEST
-#define HOST_ONLY(f)	NULL
-#else
-#define HOST_ONLY(f)	(f)
-#endif
+#include "bench/report.h"
+#include "bench/run.h"
+#include "consumers/consumers.h"
+#include "fuzz/run.h"
+#include "gup_pin_test.h"
+#include "lib/options.h"
+#include "lib/util.h"
+#include "longterm/judge.h"
+#include "matrix/report.h"
+#include "matrix/run.h"
+#include "matrix/xcheck.h"
+#include "pin/pin.h"
+#include "pin/status.h"
+#include "repro/run.h"
 
 static int cmd_help(int argc, char **argv);
 
-static const struct command commands[] = {
-	{ .name = "pin", .run = cmd_pin,
-	  .summary = "pin pages of a file or memory, show the kernel's answer, unpin" },
-	{ .name = "status", .run = cmd_status,
-	  .summary = "show the driver's debugfs pins and counters" },
-	{ .name = "matrix", .run = cmd_matrix,
-	  .summary = "run every GUP matrix cell, compare with a policy (KTAP, JSON)" },
-	/* reads results, needs no device: not in gupctl-guest */
-	{ .name = "report", .run = HOST_ONLY(cmd_report),
-	  .summary =
-		"a flavour's results document; docs/matrix.md and the SVG from results (no device)",
-	},
-	{ .name = "xcheck", .run = cmd_xcheck,
-	  .summary = "cross-check the matrix with the kernel's own gup_test" },
-	{ .name = "longterm", .run = HOST_ONLY(cmd_longterm),
-	  .summary = "the mm selftests' gup_longterm: predicted from a policy, judged (no device)" },
-	{ .name = "repro", .run = cmd_repro,
-	  .summary = "the 2018 ext4 crash and its 6.1 data loss, step by step" },
-	{ .name = "fuzz", .run = cmd_fuzz,
-	  .summary = "seeded random and adversarial requests, each answer judged against the ABI" },
-
-	{ .name = "bench", .run = cmd_bench,
-	  .summary = "time GUP in the kernel per method, flags and backing, beside gup_test" },
-	{ .name = "consumers", .run = cmd_consumers,
-	  .summary = "the kernel's GUP users (ptrace, O_DIRECT, io_uring...) per backing, judged" },
-	{ .name = "help", .run = cmd_help,
-	  .summary = "print a command's help (the same as COMMAND --help)" },
+/* Host-only commands read results and need no device: not in gupctl-guest. */
+static const struct gopt_cmd commands[] = {
+	GOPT_CMD("pin", cmd_pin,
+		 "pin pages of a file or memory, show the kernel's answer, unpin"),
+	GOPT_CMD("status", cmd_status,
+		 "show the driver's debugfs pins and counters"),
+	GOPT_CMD("matrix", cmd_matrix,
+		 "run every GUP matrix cell, compare with a policy (KTAP, JSON)"),
+	GOPT_CMD_HOST("report", cmd_report,
+		      "a flavour's results document; docs/matrix.md and the SVG from results (no device)"),
+	GOPT_CMD("xcheck", cmd_xcheck,
+		 "cross-check the matrix with the kernel's own gup_test"),
+	GOPT_CMD_HOST("longterm", cmd_longterm,
+		      "the mm selftests' gup_longterm: predicted from a policy, judged (no device)"),
+	GOPT_CMD("repro", cmd_repro,
+		 "the 2018 ext4 crash and its 6.1 data loss, step by step"),
+	GOPT_CMD("fuzz", cmd_fuzz,
+		 "seeded random and adversarial requests, each answer judged against the ABI"),
+	GOPT_CMD("bench", cmd_bench,
+		 "time GUP in the kernel per method, flags and backing, beside gup_test"),
+	GOPT_CMD("consumers", cmd_consumers,
+		 "the kernel's GUP users (ptrace, O_DIRECT, io_uring...) per backing, judged"),
+	GOPT_CMD("help", cmd_help,
+		 "print a command's help (the same as COMMAND --help)"),
+	GOPT_CMD_END()
 };
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define NR_COMMANDS	ARRAY_SIZE(commands)
-
-int usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "gupctl%s%s: ", cmd ? " " : "", cmd ? cmd : "");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry 'gupctl %s%s--help'.\n", cmd ? cmd : "",
-		cmd ? " " : "");
-	return GUPCTL_EXIT_USAGE;
-}
-
-/* All @len bytes through read(2) or write(2) (@out), across EINTR: 0 or -1. */
-static int io_all(int fd, void *buf, size_t len, bool out)
-{
-	char *p = buf;
-	ssize_t n;
-
-	while (len) {
-		n = out ? write(fd, p, len) : read(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-int write_all(int fd, const void *buf, size_t len)
-{
-	return io_all(fd, (void *)buf, len, true);
-}
-
-int read_all(int fd, void *buf, size_t len)
-{
-	return io_all(fd, buf, len, false);
-}
-
-int gupctl_open_device(struct gupdev *dev, const char *cmd)
-{
-	int ret = gupdev_open(dev);
-
-	switch (ret) {
-	case 0:
-		return GUPCTL_EXIT_OK;
-	case -ENOENT:
-		fprintf(stderr,
-			"gupctl %s: %s not found: the gup_pin_test module is not loaded; load it: insmod gup_pin_test.ko\n",
-			cmd, GUP_PIN_TEST_DEVICE);
-		break;
-	case -EPROTO:
-		fprintf(stderr,
-			"gupctl %s: ABI version mismatch: the module speaks %u, gupctl %u: rebuild gupctl and the module from the same tree\n",
-			cmd, dev->ver.abi_version, GUP_PIN_TEST_ABI_VERSION);
-		break;
-	case -ENOTTY:
-		fprintf(stderr,
-			"gupctl %s: %s does not answer GUP_PIN_IOC_VERSION (ENOTTY): it is not the gup_pin_test driver; reload gup_pin_test.ko\n",
-			cmd, GUP_PIN_TEST_DEVICE);
-		break;
-	default:
-		fprintf(stderr, "gupctl %s: cannot open %s: %s (%s)%s\n", cmd,
-			GUP_PIN_TEST_DEVICE, errno_name(ret), strerror(-ret),
-			ret == -EACCES || ret == -EPERM ? ": run as root" : "");
-	}
-	return GUPCTL_EXIT_NODEV;
-}
+#define NR_COMMANDS	(ARRAY_SIZE(commands) - 1)
 
 static const char * const main_usage[] = {
 	"gupctl [--version] COMMAND [OPTIONS] [ARGS]",
@@ -163,29 +89,13 @@ static void main_help(FILE *f)
 	gopt_usage(f, NULL, opts, main_usage);
 }
 
-static const struct command *find_command(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < NR_COMMANDS; i++)
-		if (!strcmp(commands[i].name, name))
-			return &commands[i];
-	return NULL;
-}
-
 /* The command named @name, or NULL after saying why there is none. */
-static const struct command *get_command(const char *name)
+static const struct gopt_cmd *get_command(const char *name)
 {
-	const struct command *c = find_command(name);
+	const struct gopt_cmd *c = gopt_cmd_find(commands, name);
 
 	if (!c) {
 		usage_error(NULL, "unknown command '%s'", name);
-		return NULL;
-	}
-	if (!c->run) {
-		fprintf(stderr,
-			"gupctl: '%s' is a host-only command, not in this build (gupctl-guest): run it on the host\n",
-			name);
 		return NULL;
 	}
 	return c;
@@ -201,7 +111,7 @@ static int cmd_help(int argc, char **argv)
 	};
 	const struct gopt opts[] = { GOPT_END() };
 	char *args[3] = { NULL, "--help", NULL };	/* for cmd_X() */
-	const struct command *c;
+	const struct gopt_cmd *c;
 	int ret, argi;
 
 	ret = gopt_parse("help", argc, argv, opts, usage, &argi);
@@ -217,13 +127,12 @@ static int cmd_help(int argc, char **argv)
 	if (!c)
 		return GUPCTL_EXIT_USAGE;
 	args[0] = (char *)c->name;
-	return c->run(2, args);
+	return gopt_cmd_run(NULL, commands, 2, args);
 }
 
 int main(int argc, char **argv)
 {
 	struct gopt opts[NR_COMMANDS + 4];
-	const struct command *c;
 	bool version = false;
 	int ret, argi;
 
@@ -243,8 +152,7 @@ int main(int argc, char **argv)
 		main_help(stderr);
 		return GUPCTL_EXIT_USAGE;
 	}
-	c = get_command(argv[argi]);
-	if (!c)
+	if (!get_command(argv[argi]))
 		return GUPCTL_EXIT_USAGE;
-	return c->run(argc - argi, argv + argi);
+	return gopt_cmd_run(NULL, commands, argc - argi, argv + argi);
 }

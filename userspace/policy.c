@@ -13,7 +13,7 @@
 #include <sys/utsname.h>
 
 #include "gup_pin_test.h"
-#include "gupdev.h"
+#include "lib/gupdev.h"
 #include "policy.h"
 
 static const char * const backing_names[BACKING_COUNT] = {

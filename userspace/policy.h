@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "target.h"
+#include "lib/target.h"
 
 /* What backs the one page a cell pins. */
 enum cell_backing {

@@ -4,10 +4,10 @@
  * inside a gup-lab guest, on the kernel's own selftest harness
  * (tools/testing/selftests/kselftest_harness.h of the flavour's tree, the
  * way vm/hmm-tests.c tests lib/test_hmm.c), through the wrappers gupctl
- * uses (userspace/gupdev.h for the device, userspace/target.h for the
+ * uses (userspace/lib/gupdev.h for the device, userspace/lib/target.h for the
  * memory).  rootfs/stage-guest.sh builds it, static, with the flavour's
  * tools/testing/selftests and userspace/ on the include path and
- * userspace/gupdev.c and userspace/target.c linked in.
+ * userspace/lib/gupdev.c and userspace/lib/target.c linked in.
  *
  *   driver_selftest [EXT4_DIR [RO_IMAGE]]   (default /mnt/ext4, no image)
  *
@@ -62,8 +62,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "gupdev.h"
-#include "target.h"
+#include "lib/gupdev.h"
+#include "lib/target.h"
 
 #define KERNEL_ADDR	((void *)0xffff800000000000UL)
 #define DEBUGFS_MAX	65536

@@ -1,0 +1,699 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * consumers_judge (host only): gupctl consumers judge and report.
+ *
+ * judge: one flavour's consumers document (FLAVOUR.json) and KTAP from the
+ * guest's measurements, the ext4 files the host read back from the
+ * scratch image, and the console's kernel reports, each attributed to the
+ * consumers cell whose marker precedes it (matrix_collect.c's readers).
+ * Every expectation comes from consumer_expect() (consumers.c), never
+ * from a run.  report: docs/consumers.md from a results directory.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/magic.h>
+
+#include "console/kreports.h"
+#include "console/markers.h"
+#include "consumers/cells.h"
+#include "consumers/run.h"
+#include "lib/gupdev.h"
+#include "lib/jsonfile.h"
+#include "lib/options.h"
+#include "lib/util.h"
+#include "matrix/json.h"
+#include "model/cell.h"
+
+
+struct judge_opts {
+	const char *flavour, *policy, *guest, *console, *reports, *src, *disk;
+	const char *kernel_verdict, *input_hash, *json, *ktap, *not_run;
+	const char *config;
+	bool quick;
+};
+
+/* One cell as judged. */
+struct jcell {
+	struct consumer_cell c;
+	struct consumer_expectation e;
+	json_t *guest;			/* the guest's cell, or NULL */
+	const char *outcome;		/* measured: "ok", an errno name, "not-run" */
+	enum cons_data mapping, file, disk, read;
+	unsigned int nr_reports, nr_expected;
+	bool report_seen;		/* the expected report came */
+	bool match, data_lost;
+	/* the kernel lacks the interface's option: expected not run, a KTAP SKIP */
+	char skip[160];
+	char verdict[96];		/* ok, EFAULT, WARN EIO, DATA LOST, ... */
+	char note[512];
+};
+
+static const char *expected_outcome(const struct consumer_expectation *e)
+{
+	return e->ok ? "ok" : errno_name(e->err);
+}
+
+static enum cons_data guest_data(json_t *m, const char *key)
+{
+	json_t *v = json_object_get(m, key);
+	enum cons_data d;
+
+	if (json_is_null(v))
+		return CONS_DATA_NONE;
+	if (!json_is_string(v) || cons_data_parse(json_string_value(v), &d))
+		return CONS_DATA_MISSING;
+	return d;
+}
+
+/* The host's read of cell @index's ext4 file: its first @len bytes. */
+static enum cons_data disk_data(const char *dir, unsigned int index, size_t len)
+{
+	char path[4096], buf[CONS_PAGE], want[CONS_PAGE];
+	size_t n;
+	FILE *f;
+
+	if (!dir)
+		return CONS_DATA_MISSING;
+	snprintf(path, sizeof(path), "%s/%u.dat", dir, index + 1);
+	f = fopen(path, "re");
+	if (!f)
+		return CONS_DATA_MISSING;
+	n = fread(buf, 1, len, f);
+	fclose(f);
+	if (n != len)
+		return CONS_DATA_OTHER;
+	consumer_pattern(index, true, want, len);
+	if (!memcmp(buf, want, len))
+		return CONS_DATA_NEW;
+	consumer_pattern(index, false, want, len);
+	return memcmp(buf, want, len) ? CONS_DATA_OTHER : CONS_DATA_OLD;
+}
+
+static json_t *data_json(enum cons_data d)
+{
+	return d == CONS_DATA_NONE ? json_null() : json_string(cons_data_name(d));
+}
+
+/* Does the view hold what the expectation says (a view not expected: yes)? */
+static bool view_ok(enum cons_data want, enum cons_data got)
+{
+	return want == CONS_DATA_NONE || want == got;
+}
+
+static void note(struct jcell *j, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void note(struct jcell *j, const char *fmt, ...)
+{
+	size_t n = strlen(j->note);
+	va_list ap;
+
+	if (n && n + 2 < sizeof(j->note)) {
+		strcpy(j->note + n, "; ");
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(j->note + n, sizeof(j->note) - n, fmt, ap);
+	va_end(ap);
+}
+
+/* Is report @k, during cell @j, the one the cell expects?  @why says. */
+static bool report_expected(const struct judge_opts *o, const struct kreport *k,
+			    const struct jcell *j, char *why, size_t size)
+{
+	char r[800];
+	bool ok = report_matches(&j->e.report, k, o->src, r, sizeof(r));
+
+	snprintf(why, size, "its cell %s", r);
+	return ok;
+}
+
+/* Attribute every report; fill each cell's counts.  -1 on a read error. */
+static json_t *attribute(const struct judge_opts *o, struct jcell *cells,
+			 unsigned int n, unsigned int *unexpected)
+{
+	struct markers ms = { 0 };
+	struct kreports k;
+	json_t *out = json_array();
+	unsigned int i;
+	char why[1024];
+
+	*unexpected = 0;
+	if (!o->reports || !o->console)
+		return out;
+	if (kreports_load(o->reports, "consumers judge", &k))
+		return NULL;
+	if (read_markers(o->console, "consumers judge", &ms)) {
+		kreports_free(&k);
+		return NULL;
+	}
+	for (i = 0; i < k.nr; i++) {
+		const struct kreport *r = &k.r[i];
+		const struct marker *m = marker_before(&ms, r->line);
+		struct jcell *j = NULL;
+		bool expected = false;
+
+		if (!m)
+			snprintf(why, sizeof(why), "before the first marker: no cell was running");
+		else if (strcmp(m->step, CONS_MARK_STEP))
+			snprintf(why, sizeof(why), "during step '%s', not consumers", m->step);
+		else if (m->index == KMSG_MARK_END)
+			snprintf(why, sizeof(why), "after the last cell");
+		else if ((unsigned int)m->index >= n)
+			snprintf(why, sizeof(why), "cell %d is not one of the %u judged", m->index + 1, n);
+		else
+			j = &cells[m->index];
+		if (j) {
+			expected = report_expected(o, r, j, why, sizeof(why));
+			j->nr_reports++;
+			if (expected) {
+				j->nr_expected++;
+				j->report_seen = true;
+			}
+		}
+		*unexpected += !expected;
+		json_array_append_new(out, json_pack("{s:s, s:s, s:s?, s:i, s:o, s:b, s:s}",
+			"kind", r->kind, "title", r->title, "location", r->location,
+			"console_line", r->line,
+			"cell", j ? json_integer(m->index + 1) : json_null(),
+			"expected", expected, "note", why));
+	}
+	free(ms.m);
+	kreports_free(&k);
+	return out;
+}
+
+static void judge_cell(const struct judge_opts *o, struct jcell *j, unsigned int i)
+{
+	const struct consumer *k = &consumers[j->c.iface];
+	const struct consumer_expectation *e = &j->e;
+	json_t *m = json_object_get(j->guest, "measured");
+	bool writes = k->writes;
+
+	j->outcome = j->guest ? json_string_value(json_object_get(m, "outcome")) : NULL;
+	if (!j->outcome)
+		j->outcome = "not-run";
+	j->mapping = j->guest ? guest_data(m, "mapping") : CONS_DATA_MISSING;
+	j->file = j->guest ? guest_data(m, "file") : CONS_DATA_MISSING;
+	j->read = j->guest ? guest_data(m, "read") : CONS_DATA_MISSING;
+	j->disk = e->disk == CONS_DATA_NONE ? CONS_DATA_NONE :
+		  disk_data(o->disk, i, k->len);
+
+	if (j->skip[0]) {
+		/* never a pass: KTAP's SKIP, and the cell must not have run */
+		j->match = !strcmp(j->outcome, "not-run");
+		if (!j->match)
+			note(j, "expected not run (%s), measured %s", j->skip, j->outcome);
+		snprintf(j->verdict, sizeof(j->verdict), "not run: no %s", k->config);
+		return;
+	}
+	if (!strcmp(j->outcome, "not-run") &&
+	    json_string_value(json_object_get(j->guest, "unsupported")))
+		note(j, "the guest found no such interface: %s",
+		     json_string_value(json_object_get(j->guest, "unsupported")));
+
+	j->match = !strcmp(j->outcome, expected_outcome(e));
+	if (!j->match)
+		note(j, "expected %s, measured %s", expected_outcome(e), j->outcome);
+	if (!view_ok(e->mapping, j->mapping) || !view_ok(e->file, j->file) ||
+	    !view_ok(e->disk, j->disk) || !view_ok(e->read, j->read)) {
+		j->match = false;
+		note(j, "reads back: mapping %s (expected %s), file %s (%s), disk %s (%s), read %s (%s)",
+		     cons_data_name(j->mapping), cons_data_name(e->mapping),
+		     cons_data_name(j->file), cons_data_name(e->file),
+		     cons_data_name(j->disk), cons_data_name(e->disk),
+		     cons_data_name(j->read), cons_data_name(e->read));
+	}
+	if (e->report.kind && !j->report_seen && strcmp(j->outcome, "not-run")) {
+		j->match = false;
+		note(j, "the expected %s (%s: '%s') was not seen", e->report.kind,
+		     e->report.file, e->report.text);
+	}
+	if (j->nr_reports > j->nr_expected) {
+		j->match = false;
+		note(j, "%u kernel report(s) no expectation explains",
+		     j->nr_reports - j->nr_expected);
+	}
+	/* success, and a view that must hold the new bytes does not */
+	j->data_lost = writes && !strcmp(j->outcome, "ok") &&
+		       ((e->disk == CONS_DATA_NEW && j->disk != CONS_DATA_NEW) ||
+			(e->file == CONS_DATA_NEW && j->file != CONS_DATA_NEW));
+	if (j->data_lost)
+		snprintf(j->verdict, sizeof(j->verdict), "DATA LOST");
+	else
+		snprintf(j->verdict, sizeof(j->verdict), "%s%s",
+			 j->nr_reports ? "WARN " : "", j->outcome);
+}
+
+static json_t *cell_json(const struct jcell *j, unsigned int index)
+{
+	const struct consumer_expectation *e = &j->e;
+	json_t *m = json_object_get(j->guest, "measured");
+	char flags[64];
+
+	return json_pack("{s:i, s:s, s:s, s:s, s:{s:s, s:s, s:o}, "
+			 "s:{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}, "
+			 "s:{s:s, s:O, s:O, s:O, s:o, s:o, s:o, s:o, s:i, s:O}, "
+			 "s:s, s:b, s:b, s:s?, s:s?}",
+		"index", index + 1,
+		"interface", consumers[j->c.iface].name,
+		"backing", backing_name(j->c.backing),
+		"state", state_name(j->c.state),
+		"gup",
+		"method", gup_method_name(e->gup.method),
+		"flags", gup_flags_str(e->gup.flags, flags, sizeof(flags)),
+		"matrix_cell", e->matrix_index < 0 ? json_null() : json_integer(e->matrix_index + 1),
+		"expected",
+		"outcome", j->skip[0] ? "not-run" : expected_outcome(e),
+		"bytes", e->ok ? json_integer(e->bytes) : json_null(),
+		"errno", e->ok ? json_null() : json_string(errno_name(e->err)),
+		"kernel_report", e->report.kind ?
+			json_pack("{s:s, s:s, s:s}", "kind", e->report.kind,
+				  "file", e->report.file, "text", e->report.text) : json_null(),
+		"mapping", data_json(e->mapping), "file", data_json(e->file),
+		"disk", data_json(e->disk), "read", data_json(e->read),
+		"reason", e->reason,
+		"measured",
+		"outcome", j->outcome,
+		"bytes", json_object_get(m, "bytes") ?: json_null(),
+		"errno", json_object_get(m, "errno") ?: json_null(),
+		"register_errno", json_object_get(m, "register_errno") ?: json_null(),
+		"mapping", data_json(j->mapping), "file", data_json(j->file),
+		"disk", data_json(j->disk), "read", data_json(j->read),
+		"kernel_reports", j->nr_reports,
+		"setup_error", json_object_get(j->guest, "setup_error") ?: json_null(),
+		"verdict", j->verdict, "match", j->match, "data_lost", j->data_lost,
+		"note", j->note[0] ? j->note : j->skip[0] ? j->skip : NULL,
+		"skip", j->skip[0] ? j->skip : NULL);
+}
+
+/* The guest's cell @i, if it is the cell we think (same names). */
+static json_t *guest_cell(json_t *doc, unsigned int i, const struct consumer_cell *c)
+{
+	json_t *cells = json_object_get(doc, "cells"), *g;
+	size_t k;
+
+	json_array_foreach(cells, k, g) {
+		if (json_integer_value(json_object_get(g, "index")) != i + 1)
+			continue;
+		if (strcmp(json_string_value(json_object_get(g, "interface")) ?: "",
+			   consumers[c->iface].name) ||
+		    strcmp(json_string_value(json_object_get(g, "backing")) ?: "",
+			   backing_name(c->backing)) ||
+		    strcmp(json_string_value(json_object_get(g, "state")) ?: "",
+			   state_name(c->state)))
+			return NULL;
+		return g;
+	}
+	return NULL;
+}
+
+int consumers_judge(int argc, char **argv)
+{
+	static const char * const usage[] = {
+		"gupctl consumers judge --flavour F --policy P --json OUT [OPTIONS]",
+		"",
+		"Judge one flavour's consumers run on the host: every cell against consumer_expect().",
+		NULL
+	};
+	struct judge_opts o = { 0 };
+	const struct gopt opts[] = {
+		GOPT_STRING(0, "flavour", &o.flavour, "F", "the flavour (patches/flavours)"),
+		GOPT_STRING(0, "policy", &o.policy, "P", "its gup column: the policy to expect from"),
+		GOPT_STRING(0, "guest", &o.guest, "FILE", "the guest's gupctl consumers run --json"),
+		GOPT_STRING(0, "console", &o.console, "LOG", "the boot's console (its markers)"),
+		GOPT_STRING(0, "reports", &o.reports, "FILE", "qemu/scan-console.sh --reports of it"),
+		GOPT_STRING(0, "src", &o.src, "DIR", "the flavour's source tree (report lines)"),
+		GOPT_STRING(0, "disk", &o.disk, "DIR", "the cells' ext4 files as the host read them"),
+		GOPT_STRING(0, "kernel-verdict", &o.kernel_verdict, "V", "the runner's verdict"),
+		GOPT_STRING(0, "input-hash", &o.input_hash, "H", "the kernel's cache key"),
+		GOPT_STRING(0, "not-run", &o.not_run, "WHY", "the guest did not run: say why"),
+		GOPT_STRING(0, "config", &o.config, "FILE", "the kernel's .config: an interface whose option it lacks is expected not run (SKIP)"),
+		GOPT_BOOL(0, "quick", &o.quick, "the quick subset was run (make check)"),
+		GOPT_STRING(0, "json", &o.json, "OUT", "write the flavour's document here"),
+		GOPT_STRING(0, "ktap", &o.ktap, "OUT", "write one KTAP line per cell here"),
+		GOPT_END()
+	};
+	struct consumer_cell cc[CONS_MAX_CELLS];
+	struct jcell *cells;
+	unsigned int n, i, mism = 0, lost = 0, ran = 0, unexpected = 0, warns = 0, skipped = 0;
+	json_t *guest = NULL, *reports, *arr, *doc;
+	char name[160];
+	int ret, argi;
+	FILE *f;
+
+	ret = gopt_parse("consumers judge", argc, argv, opts, usage, &argi);
+	if (ret)
+		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
+	if (argi < argc)
+		return usage_error("consumers judge", "unexpected argument '%s'", argv[argi]);
+	if (!o.flavour || !o.policy || !o.json)
+		return usage_error("consumers judge", "give --flavour, --policy and --json");
+	if (!policy_lookup(o.policy))
+		return usage_error("consumers judge", "unknown policy '%s': %s", o.policy,
+				   policy_names());
+	if (o.guest && !o.not_run) {
+		guest = jsonfile_read_object(o.guest, "consumers judge");
+		if (!guest)
+			return GUPCTL_EXIT_USAGE;
+	}
+	n = consumer_cells(o.quick, cc, CONS_MAX_CELLS);
+	cells = calloc(n, sizeof(*cells));
+	if (!cells)
+		return GUPCTL_EXIT_USAGE;
+	for (i = 0; i < n; i++) {
+		cells[i].c = cc[i];
+		consumer_expect(o.policy, &cc[i], &cells[i].e);
+		cells[i].guest = guest ? guest_cell(guest, i, &cc[i]) : NULL;
+		if (o.config && !consumer_config_has(o.config, cc[i].iface))
+			snprintf(cells[i].skip, sizeof(cells[i].skip),
+				 "this kernel has no %s (the %s overlay: FLAVOUR+%s)",
+				 consumers[cc[i].iface].config, consumers[cc[i].iface].overlay,
+				 consumers[cc[i].iface].overlay);
+	}
+	reports = attribute(&o, cells, n, &unexpected);
+	if (!reports) {
+		free(cells);
+		json_decref(guest);
+		return GUPCTL_EXIT_USAGE;
+	}
+	arr = json_array();
+	f = o.ktap ? fopen(o.ktap, "we") : NULL;
+	if (f)
+		fprintf(f, "KTAP version 1\n1..%u\n", n);
+	for (i = 0; i < n; i++) {
+		struct jcell *j = &cells[i];
+
+		judge_cell(&o, j, i);
+		ran += strcmp(j->outcome, "not-run") != 0;
+		skipped += j->skip[0] && j->match;
+		mism += !j->match;
+		lost += j->data_lost;
+		warns += j->nr_expected;
+		json_array_append_new(arr, cell_json(j, i));
+		consumer_cell_str(&j->c, name, sizeof(name));
+		if (f && j->skip[0] && j->match)
+			fprintf(f, "ok %u %s # SKIP %s\n", i + 1, name, j->skip);
+		else if (f)
+			fprintf(f, "%sok %u %s: %s%s%s\n", j->match ? "" : "not ", i + 1, name,
+				j->verdict, j->match ? "" : " # ", j->match ? "" : j->note);
+		if (!j->match)
+			printf("# %s: cell %u %s: %s\n", o.flavour, i + 1, name, j->note);
+	}
+	if (f) {
+		fprintf(f, "# consumers: %u cells, %u ran, %u as expected, %u not, %u DATA LOST, %u skipped (no kernel option)\n",
+			n, ran, n - mism - skipped, mism, lost, skipped);
+		fclose(f);
+	}
+	doc = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s?, s:s?, s:s?, s:b, s:{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}, s:o, s:o}",
+		"job", "consumers", "flavour", o.flavour, "policy", o.policy,
+		"source", consumer_src_name(consumer_src_of(o.policy)),
+		"kernel_release", json_incref(json_object_get(guest, "kernel_release") ?: json_null()),
+		"input_hash", o.input_hash, "kernel_verdict", o.kernel_verdict,
+		"why_not_run", o.not_run, "quick", o.quick,
+		"summary", "cells", n, "ran", ran, "skipped", skipped, "mismatches", mism,
+		"data_lost", lost,
+		"kernel_reports", (int)json_array_size(reports),
+		"expected_kernel_reports", warns,
+		"unexpected_kernel_reports", unexpected,
+		"passed", !mism && !unexpected && ran + skipped == n,
+		"cells", arr, "kernel_reports", reports);
+	f = jsonfile_open(o.json, "consumers judge");
+	ret = f ? jsonfile_dump(doc, f, o.json, "consumers judge") : GUPCTL_EXIT_USAGE;
+	json_decref(doc);
+	json_decref(guest);
+	free(cells);
+	printf("# %s: consumers: %u cells, %u ran, %u as expected, %u not, %u DATA LOST, %u skipped (no kernel option), %u unexpected kernel report(s)\n",
+	       o.flavour, n, ran, n - mism - skipped, mism, lost, skipped, unexpected);
+	if (ret)
+		return ret;
+	return !mism && !unexpected && ran + skipped == n ? GUPCTL_EXIT_OK : GUPCTL_EXIT_REFUSED;
+}
+
+/* ---- gupctl consumers report: docs/consumers.md ---- */
+
+#define REPORT_MAX_FLAVOURS	16
+
+struct rflavour {
+	const char *name;
+	json_t *doc;		/* FLAVOUR.json, or NULL: not run */
+};
+
+static json_t *rcell(const struct rflavour *f, unsigned int i)
+{
+	return json_array_get(json_object_get(f->doc, "cells"), i);
+}
+
+static const char *jstr(json_t *o, const char *path1, const char *path2);
+
+/* The flavour's cell of @c's interface, backing and state, or NULL. */
+static json_t *rfind(const struct rflavour *f, const struct consumer_cell *c)
+{
+	json_t *cells = json_object_get(f->doc, "cells"), *x;
+	size_t i;
+
+	json_array_foreach(cells, i, x)
+		if (!strcmp(jstr(x, "interface", NULL) ?: "", consumers[c->iface].name) &&
+		    !strcmp(jstr(x, "backing", NULL) ?: "", backing_name(c->backing)) &&
+		    !strcmp(jstr(x, "state", NULL) ?: "", state_name(c->state)))
+			return x;
+	return NULL;
+}
+
+static const char *jstr(json_t *o, const char *path1, const char *path2)
+{
+	json_t *v = json_object_get(o, path1);
+
+	if (path2)
+		v = json_object_get(v, path2);
+	return json_string_value(v);
+}
+
+/* A table cell: the measured verdict, and the expectation when it differs. */
+static void md_verdict(FILE *f, json_t *c)
+{
+	const char *v;
+
+	if (!c) {
+		fputs(" - |", f);
+		return;
+	}
+	v = json_string_value(json_object_get(c, "verdict"));
+	if (json_is_true(json_object_get(c, "match")))
+		fprintf(f, " %s |", v ?: "?");
+	else
+		fprintf(f, " **%s** (expected %s%s) |", v ?: "?",
+			jstr(c, "expected", "kernel_report") ? "WARN " : "",
+			jstr(c, "expected", "outcome") ?: "?");
+}
+
+static void md_header(FILE *f, const struct rflavour *fl, unsigned int nf, const char *first)
+{
+	unsigned int k;
+
+	fprintf(f, "| %s |", first);
+	/* the flavour, without its overlays: the summary table names them */
+	for (k = 0; k < nf; k++)
+		fprintf(f, " %.*s |", (int)strcspn(fl[k].name, "+"), fl[k].name);
+	fprintf(f, "\n|---|");
+	for (k = 0; k < nf; k++)
+		fprintf(f, "---|");
+	fputc('\n', f);
+}
+
+static void write_md(FILE *f, const char *dir, json_t *run, struct rflavour *fl,
+		     unsigned int nf)
+{
+	struct consumer_cell cc[CONS_MAX_CELLS];
+	unsigned int n, i, k, it, stock = nf;
+	bool any;
+
+	n = consumer_cells(false, cc, CONS_MAX_CELLS);
+	/* stock, or stock with overlays (stock+net+rdma+uprobes) */
+	for (k = 0; k < nf; k++)
+		if (!strncmp(fl[k].name, "stock", 5) &&
+		    (fl[k].name[5] == '\0' || fl[k].name[5] == '+'))
+			stock = k;
+	fprintf(f, "<!-- generated by gupctl consumers report (jobs/docs.sh) from %s: do not edit -->\n", dir);
+	fprintf(f, "# Real GUP users under every policy: measured\n\n");
+	fprintf(f, "Generated by `make docs` from the consumers run `%s` (commit `%s`, %s).\n",
+		dir, jstr(run, "commit", NULL) ?: "?", jstr(run, "date", NULL) ?: "?");
+	fprintf(f, "How to read it, and what each interface calls: [consumers-guide.md](consumers-guide.md).\n\n");
+	fprintf(f, "A cell is what the interface did: `ok` (the bytes moved), the errno it returned, `WARN` "
+		"before it when the kernel printed a WARNING during the cell, `DATA LOST` when it "
+		"returned success but the file (read through the guest's page cache after fsync) or "
+		"the disk (read by the host from the scratch image after the VM exited) does not hold the new bytes. "
+		"**Bold** cells differ from the expectation derived from the policy "
+		"(`userspace/consumers.c`, `userspace/policy.c`), which follows in brackets; "
+		"`-` means not run in this run (a `--quick` run has a subset).\n\n");
+	fprintf(f, "| flavour | policy | kernel | cells | ran | as expected | DATA LOST | kernel reports (unexpected) |\n");
+	fprintf(f, "|---|---|---|---|---|---|---|---|\n");
+	for (k = 0; k < nf; k++) {
+		json_t *s = json_object_get(fl[k].doc, "summary");
+
+		if (!fl[k].doc) {
+			fprintf(f, "| %s | | not run | | | | | |\n", fl[k].name);
+			continue;
+		}
+		fprintf(f, "| %s | %s | %s | %lld | %lld | %lld | %lld | %lld (%lld) |\n", fl[k].name,
+			jstr(fl[k].doc, "policy", NULL) ?: "?",
+			jstr(fl[k].doc, "kernel_release", NULL) ?: "?",
+			json_integer_value(json_object_get(s, "cells")),
+			json_integer_value(json_object_get(s, "ran")),
+			json_integer_value(json_object_get(s, "cells")) -
+			json_integer_value(json_object_get(s, "mismatches")),
+			json_integer_value(json_object_get(s, "data_lost")),
+			json_integer_value(json_object_get(s, "kernel_reports")),
+			json_integer_value(json_object_get(s, "unexpected_kernel_reports")));
+	}
+	for (it = 0; it < CONS_COUNT; it++) {
+		fprintf(f, "\n## %s\n\n%s.\n\n", consumers[it].name, consumers[it].title);
+		for (k = 0; k < CONS_SRC_COUNT; k++) {
+			char flags[64];
+			const struct consumer_call *c = &consumers[it].call[k];
+
+			fprintf(f, "- %s: `%s(%s)`: %s\n", consumer_src_name(k),
+				gup_method_name(c->method),
+				gup_flags_str(c->flags, flags, sizeof(flags)), c->path);
+		}
+		fprintf(f, "- gup-v1 (seed 005): %s\n\n",
+			consumers[it].seed005 ? consumers[it].seed005 : consumers[it].seed005_why);
+		md_header(f, fl, nf, "backing, state");
+		for (i = 0; i < n; i++) {
+			if (cc[i].iface != it)
+				continue;
+			fprintf(f, "| %s, %s |", backing_name(cc[i].backing), state_name(cc[i].state));
+			for (k = 0; k < nf; k++)
+				md_verdict(f, rfind(&fl[k], &cc[i]));
+			fputc('\n', f);
+		}
+		/*
+		 * Each expectation that differs from stock's, grouped by the
+		 * policy's reason: the cells, then the first one's whole reason.
+		 */
+		any = false;
+		for (k = 0; k < nf && stock < nf; k++) {
+			const char *pol = jstr(fl[k].doc, "policy", NULL);
+			const char *spol = jstr(fl[stock].doc, "policy", NULL) ?: "stock";
+			struct consumer_expectation es, ek;
+			bool done[CONS_MAX_CELLS] = { false };
+			unsigned int g;
+
+			if (k == stock || !pol)
+				continue;
+			for (i = 0; i < n; i++) {
+				char what[96], reason[2048];
+				const char *preason;
+
+				if (done[i] || cc[i].iface != it || consumer_expect(pol, &cc[i], &ek) ||
+				    consumer_expect(spol, &cc[i], &es) ||
+				    (ek.ok == es.ok && ek.err == es.err &&
+				     !ek.report.kind == !es.report.kind))
+					continue;
+				if (!any)
+					fprintf(f, "\nWhere a flavour's expectation differs from stock's, and why:\n\n");
+				any = true;
+				snprintf(what, sizeof(what), "%s%s (stock %s%s)",
+					 ek.report.kind ? "WARN " : "", expected_outcome(&ek),
+					 es.report.kind ? "WARN " : "", expected_outcome(&es));
+				snprintf(reason, sizeof(reason), "%s", ek.reason);
+				preason = ek.policy.reason;
+				fprintf(f, "- %s: %s on", fl[k].name, what);
+				for (g = i; g < n; g++) {
+					struct consumer_expectation eg, sg;
+					char gwhat[96];
+
+					if (cc[g].iface != it || consumer_expect(pol, &cc[g], &eg) ||
+					    consumer_expect(spol, &cc[g], &sg))
+						continue;
+					snprintf(gwhat, sizeof(gwhat), "%s%s (stock %s%s)",
+						 eg.report.kind ? "WARN " : "", expected_outcome(&eg),
+						 sg.report.kind ? "WARN " : "", expected_outcome(&sg));
+					if (strcmp(gwhat, what) || strcmp(eg.policy.reason, preason))
+						continue;
+					done[g] = true;
+					fprintf(f, "%s %s %s", g == i ? "" : ",",
+						backing_name(cc[g].backing), state_name(cc[g].state));
+				}
+				fprintf(f, ". The first: %s\n", reason);
+			}
+		}
+	}
+	fprintf(f, "\n## Findings: measured against expected\n\n");
+	any = false;
+	for (k = 0; k < nf; k++) {
+		for (i = 0; i < n; i++) {
+			json_t *c = rcell(&fl[k], i);
+
+			if (!c || json_is_true(json_object_get(c, "match")))
+				continue;
+			any = true;
+			fprintf(f, "- %s, cell %lld %s %s %s: %s; expected because: %s\n", fl[k].name,
+				json_integer_value(json_object_get(c, "index")),
+				jstr(c, "interface", NULL), jstr(c, "backing", NULL),
+				jstr(c, "state", NULL), jstr(c, "note", NULL) ?: "?",
+				jstr(c, "expected", "reason") ?: "?");
+		}
+	}
+	if (!any)
+		fprintf(f, "Every cell that ran is as expected.\n");
+}
+
+int consumers_report(int argc, char **argv)
+{
+	static const char * const usage[] = {
+		"gupctl consumers report --md FILE DIR",
+		"",
+		"docs/consumers.md from a consumers results directory (run.json, FLAVOUR.json).",
+		NULL
+	};
+	const char *md = NULL;
+	const struct gopt opts[] = {
+		GOPT_STRING(0, "md", &md, "FILE", "write the page here"),
+		GOPT_END()
+	};
+	struct rflavour fl[REPORT_MAX_FLAVOURS];
+	char path[4096];
+	unsigned int nf = 0, k;
+	json_t *run, *v;
+	size_t x;
+	int ret, argi;
+	FILE *f;
+
+	ret = gopt_parse("consumers report", argc, argv, opts, usage, &argi);
+	if (ret)
+		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
+	if (!md || argc - argi != 1)
+		return usage_error("consumers report", "give --md FILE and one results DIR");
+	snprintf(path, sizeof(path), "%s/run.json", argv[argi]);
+	run = jsonfile_read_object(path, "consumers report");
+	if (!run)
+		return GUPCTL_EXIT_USAGE;
+	json_array_foreach(json_object_get(run, "flavours"), x, v) {
+		if (nf == REPORT_MAX_FLAVOURS)
+			break;
+		fl[nf].name = json_string_value(json_object_get(v, "name"));
+		if (!fl[nf].name)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s.json", argv[argi], fl[nf].name);
+		fl[nf].doc = json_load_file(path, 0, NULL);
+		nf++;
+	}
+	f = fopen(md, "we");
+	if (!f) {
+		fprintf(stderr, "gupctl consumers report: cannot write %s: %s\n", md,
+			errno_name(errno));
+		json_decref(run);
+		return GUPCTL_EXIT_USAGE;
+	}
+	write_md(f, argv[argi], run, fl, nf);
+	ret = fclose(f) ? GUPCTL_EXIT_USAGE : GUPCTL_EXIT_OK;
+	for (k = 0; k < nf; k++)
+		json_decref(fl[k].doc);
+	json_decref(run);
+	return ret;
+}

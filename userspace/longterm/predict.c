@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * longterm: gup_longterm's tests mapped to matrix cells, and their
+ * verdicts predicted from the flavour's policy function (longterm.h).
+ *
+ * Citations: gup_longterm.c is 6.12.118's
+ * tools/testing/selftests/mm/gup_longterm.c (the binary the guest runs);
+ * "6.1" lines are 6.1.192's, "6.12" lines 6.12.118's.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "consumers/cells.h"
+#include "gup_pin_test.h"
+#include "lib/gupdev.h"
+#include "lib/util.h"
+#include "longterm/predict.h"
+#include "model/cell.h"
+
+
+const struct lt_case lt_cases[LT_NR_CASES] = {
+	{ "R/W longterm GUP pin in MAP_SHARED file mapping", true, true, false, false },
+	{ "R/W longterm GUP-fast pin in MAP_SHARED file mapping", true, true, true, false },
+	{ "R/O longterm GUP pin in MAP_SHARED file mapping", true, false, false, false },
+	{ "R/O longterm GUP-fast pin in MAP_SHARED file mapping", true, false, true, false },
+	{ "R/W longterm GUP pin in MAP_PRIVATE file mapping", false, true, false, false },
+	{ "R/W longterm GUP-fast pin in MAP_PRIVATE file mapping", false, true, true, false },
+	{ "R/O longterm GUP pin in MAP_PRIVATE file mapping", false, false, false, false },
+	{ "R/O longterm GUP-fast pin in MAP_PRIVATE file mapping", false, false, true, false },
+	{ "io_uring fixed buffer with MAP_SHARED file mapping", true, true, false, true },
+	{ "io_uring fixed buffer with MAP_PRIVATE file mapping", false, true, false, true },
+};
+
+static const char * const verdict_names[LT_VERDICT_COUNT] = {
+	[LT_OK]		= "ok",
+	[LT_NOT_OK]	= "not ok",
+	[LT_SKIP]	= "skip",
+	[LT_UNKNOWN]	= "unknown",
+	[LT_MISSING]	= "missing",
+};
+
+static const char * const backing_names[LT_BACKING_COUNT] = {
+	[LT_MEMFD]	= "memfd",
+	[LT_TMPFILE]	= "tmpfile",
+	[LT_LOCAL]	= "local tmpfile",
+	[LT_HUGETLB]	= "memfd hugetlb",
+};
+
+const char *lt_verdict_name(enum lt_verdict v)
+{
+	return v < LT_VERDICT_COUNT ? verdict_names[v] : "?";
+}
+
+const char *lt_backing_name(enum lt_backing b)
+{
+	return b < LT_BACKING_COUNT ? backing_names[b] : "?";
+}
+
+unsigned int lt_tests(const struct lt_kernel *k, struct lt_test *t, unsigned int max)
+{
+	unsigned int n = 0, c, b, h, nb;
+
+	for (c = 0; c < LT_NR_CASES; c++) {
+		nb = LT_HUGETLB + k->nr_huge;
+		for (b = 0; b < nb && n < max; b++, n++) {
+			t[n].index = n;
+			t[n].c = &lt_cases[c];
+			t[n].backing = b < LT_HUGETLB ? b : LT_HUGETLB;
+			h = b - LT_HUGETLB;
+			t[n].huge_kb = b < LT_HUGETLB ? 0 : k->huge[h].kb;
+			if (b < LT_HUGETLB)
+				snprintf(t[n].name, sizeof(t[n].name), "%s ... with %s",
+					 lt_cases[c].desc, backing_names[b]);
+			else
+				snprintf(t[n].name, sizeof(t[n].name),
+					 "%s ... with memfd hugetlb (%lu kB)",
+					 lt_cases[c].desc, t[n].huge_kb);
+		}
+	}
+	return n;
+}
+
+/*
+ * fs_supports_writable_longterm_pinning() (gup_longterm.c:69-79): tmpfs
+ * and hugetlbfs; the local tmpfile is on ext4, which the suite knows
+ * (fs_is_unknown(), gup_longterm.c:52-67) and expects to refuse.
+ */
+static bool fs_supports_rw_longterm(enum lt_backing b)
+{
+	return b != LT_LOCAL;
+}
+
+/* The matrix backing of the test's file, and how the call differs. */
+static enum cell_backing cell_backing(const struct lt_test *t, const char **note)
+{
+	static const enum cell_backing shared[LT_BACKING_COUNT] = {
+		[LT_MEMFD]	= BACKING_SHMEM,
+		[LT_TMPFILE]	= BACKING_TMPFS,
+		[LT_LOCAL]	= BACKING_EXT4_SHARED,
+		[LT_HUGETLB]	= BACKING_HUGETLB,
+	};
+
+	*note = NULL;
+	if (t->c->shared || t->backing == LT_LOCAL) {
+		if (!t->c->shared)
+			return BACKING_EXT4_PRIVATE;
+		if (t->backing == LT_HUGETLB && t->huge_kb != 2048)
+			*note = "the matrix's hugetlb-memfd is of the default huge page size (2048 kB): it stands in for this size";
+		return shared[t->backing];
+	}
+	*note = "the matrix has no MAP_PRIVATE cell of this backing: its MAP_SHARED cell stands in (v1's can_write_file_mapping() and v7/v9's vma_needs_dirty_tracking() decide shmem and hugetlbfs by their file, not VM_SHARED; memset()'s write fault, gup_longterm.c:122, left an anonymous copy that GUP-fast takes)";
+	return shared[t->backing];
+}
+
+/* A reason line, appended to @p->reason. */
+static void why(struct lt_prediction *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void why(struct lt_prediction *p, const char *fmt, ...)
+{
+	size_t n = strlen(p->reason);
+	va_list ap;
+
+	if (n && n + 2 < sizeof(p->reason)) {
+		strcpy(p->reason + n, "; ");
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(p->reason + n, sizeof(p->reason) - n, fmt, ap);
+	va_end(ap);
+}
+
+static const struct lt_huge *huge_of(const struct lt_kernel *k, unsigned long kb)
+{
+	unsigned int i;
+
+	for (i = 0; i < k->nr_huge; i++)
+		if (k->huge[i].kb == kb)
+			return &k->huge[i];
+	return NULL;
+}
+
+/*
+ * do_test()'s setup (gup_longterm.c:97-122): a huge page for fallocate(),
+ * and for MAP_PRIVATE a second one, reserved by mmap() for the copy
+ * memset()'s write fault makes.  False (a skip predicted) if short.
+ */
+static bool huge_pages_suffice(const struct lt_kernel *k, const struct lt_test *t,
+			       struct lt_prediction *p)
+{
+	const struct lt_huge *h = huge_of(k, t->huge_kb);
+	long need = t->c->shared ? 1 : 2;
+
+	if (t->backing != LT_HUGETLB || (h && h->free >= need))
+		return true;
+	p->verdict = LT_SKIP;
+	if (!h || h->free < 1)
+		why(p, "no free %lu kB huge page: fallocate() fails and the suite skips ('need more free huge pages', gup_longterm.c:103-108)",
+		    t->huge_kb);
+	else
+		why(p, "one free %lu kB huge page: MAP_PRIVATE mmap() cannot reserve the copy's and the suite skips ('need more free huge pages', gup_longterm.c:111-118)",
+		    t->huge_kb);
+	return false;
+}
+
+/* Ask the policy for the cell of the call @p->cell. */
+static bool ask_policy(const struct lt_kernel *k, struct lt_prediction *p)
+{
+	char buf[160];
+
+	p->has_cell = true;
+	p->matrix_index = matrix_index(&p->cell);
+	if (!k->fn) {
+		p->verdict = LT_UNKNOWN;
+		why(p, "no policy function '%s' in userspace/policy.c (policy_lookup() has none yet): the cell %s is not predicted",
+		    k->policy, p->matrix_index >= 0 ?
+		    matrix_cell_str(p->matrix_index, buf, sizeof(buf)) : "?");
+		return false;
+	}
+	p->policy = k->fn(&p->cell);
+	p->outcome = p->policy.outcome;
+	p->err = p->policy.err;
+	if (p->outcome == OUTCOME_NOT_APPLICABLE) {
+		p->verdict = LT_UNKNOWN;
+		why(p, "the policy calls the cell not applicable: %s", p->policy.reason);
+		return false;
+	}
+	why(p, "policy %s: %s%s%s (%s)", k->policy,
+	    p->outcome == OUTCOME_PINNED ? "pinned" : "refused ",
+	    p->outcome == OUTCOME_PINNED ? "" : errno_name(p->err),
+	    p->policy.report.kind ? " with a WARNING" : "", p->policy.reason);
+	return true;
+}
+
+/* The R/W and R/O cases through /sys/kernel/debug/gup_test. */
+static void predict_gup_test(const struct lt_kernel *k, const struct lt_test *t,
+			     struct lt_prediction *p)
+{
+	bool fast = t->c->fast;
+
+	p->via = "gup_test";
+	if (!k->gup_test) {
+		p->verdict = LT_SKIP;
+		why(p, "no CONFIG_GUP_TEST: /sys/kernel/debug/gup_test does not open and the suite skips (gup_longterm.c:145-148)");
+		return;
+	}
+	/* pin_longterm_test_start(), 6.12: mm/gup_test.c:225, 252-273 */
+	p->cell = (struct cell){
+		.method = fast ? GUP_PIN_METHOD_PIN_FAST : GUP_PIN_METHOD_PIN,
+		.flags = GUP_PIN_FLAG_LONGTERM | (t->c->rw ? GUP_PIN_FLAG_WRITE : 0),
+		.backing = cell_backing(t, &p->cell_note),
+		.state = STATE_WRITE,
+	};
+	if (!t->c->rw)
+		p->cell_note = "then mprotect(PROT_READ) (gup_longterm.c:131): the matrix has no such state; the pin has no FOLL_WRITE, so neither check_vma_flags()'s VM_WRITE test nor any write policy applies";
+	why(p, "PIN_LONGTERM_TEST_START: %s(FOLL_LONGTERM%s) (6.12: mm/gup_test.c:268-273) on a page memset() write-faulted (gup_longterm.c:122)",
+	    fast ? "pin_user_pages_fast" : "pin_user_pages", t->c->rw ? "|FOLL_WRITE" : "");
+	p->has_cell = true;
+	p->matrix_index = matrix_index(&p->cell);
+	if (!k->longterm_ioctls) {
+		p->verdict = LT_SKIP;
+		why(p, "this kernel's mm/gup_test.c has no PIN_LONGTERM_TEST_START (the 6.12 ioctl, not backported here): gup_test_ioctl()'s default case returns -EINVAL (6.1: mm/gup_test.c:220-221) and the suite skips on EINVAL (gup_longterm.c:167-169)");
+		return;
+	}
+	if (!ask_policy(k, p))
+		return;
+	if (p->outcome == OUTCOME_PINNED) {
+		p->verdict = p->should_work ? LT_OK : LT_NOT_OK;
+		why(p, "pinned: 'Should have worked' is %s (gup_longterm.c:186)",
+		    p->should_work ? "ok" : "not ok");
+	} else if (p->err == EFAULT) {
+		p->verdict = p->should_work ? LT_NOT_OK : LT_OK;
+		why(p, "EFAULT: 'Should have failed' is %s (gup_longterm.c:170-172)",
+		    p->should_work ? "not ok" : "ok");
+	} else if (p->err == EINVAL) {
+		p->verdict = LT_SKIP;
+		why(p, "EINVAL: the suite skips (gup_longterm.c:167-169)");
+	} else {
+		p->verdict = LT_NOT_OK;
+		why(p, "%s: neither EINVAL nor EFAULT, the suite fails (gup_longterm.c:173-175)",
+		    errno_name(p->err));
+	}
+}
+
+/*
+ * io_uring_register_buffers(): io_sqe_buffer_register() -> io_pin_pages().
+ * 6.1 (io_uring/rsrc.c:1006): pin_user_pages(FOLL_WRITE | FOLL_LONGTERM)
+ * under mmap_read_lock, then its own VMA check (io_uring/rsrc.c:1011-1022):
+ * any file-backed VMA that is neither shmem nor hugetlbfs is -EOPNOTSUPP,
+ * MAP_PRIVATE or not; a GUP error is returned as is (rsrc.c:1026).
+ * 6.12 (io_uring/memmap.c:155): pin_user_pages_fast(FOLL_WRITE |
+ * FOLL_LONGTERM) and no check of its own: GUP decides.
+ */
+static void predict_iouring(const struct lt_kernel *k, const struct lt_test *t,
+			    struct lt_prediction *p)
+{
+	bool v61 = k->version == 6 && k->patchlevel == 1;
+	bool v612 = k->version == 6 && k->patchlevel == 12;
+	bool intended;
+
+	p->via = "io_uring";
+	if (!k->io_uring) {
+		p->verdict = LT_SKIP;
+		why(p, "no CONFIG_IO_URING: io_uring_queue_init() fails and the suite skips (gup_longterm.c:203-207)");
+		return;
+	}
+	if (!v61 && !v612) {
+		p->verdict = LT_UNKNOWN;
+		why(p, "io_uring's buffer registration is modelled for 6.1 and 6.12 only, not %u.%u",
+		    k->version, k->patchlevel);
+		return;
+	}
+	p->cell = (struct cell){
+		.method = v61 ? GUP_PIN_METHOD_PIN : GUP_PIN_METHOD_PIN_FAST,
+		.flags = GUP_PIN_FLAG_WRITE | GUP_PIN_FLAG_LONGTERM,
+		.backing = cell_backing(t, &p->cell_note),
+		.state = STATE_WRITE,
+	};
+	why(p, "%s", v61 ?
+	    "io_pin_pages(): pin_user_pages(FOLL_WRITE|FOLL_LONGTERM) (6.1: io_uring/rsrc.c:1006)" :
+	    "io_pin_pages(): pin_user_pages_fast(FOLL_WRITE|FOLL_LONGTERM) (6.12: io_uring/memmap.c:155), no VMA check of its own");
+	if (!ask_policy(k, p))
+		return;
+	if (v61 && p->outcome == OUTCOME_PINNED && iouring_61_refuses(p->cell.backing)) {
+		p->outcome = OUTCOME_REFUSED;
+		p->err = EOPNOTSUPP;
+		why(p, "%s", iouring_61_check);
+	}
+	if (p->outcome == OUTCOME_PINNED) {
+		p->verdict = p->should_work ? LT_OK : LT_NOT_OK;
+		why(p, "registered: 'Should have worked' is %s (gup_longterm.c:225-226)",
+		    p->should_work ? "ok" : "not ok");
+		return;
+	}
+	intended = p->err == ENOSPC || p->err == EOPNOTSUPP || p->err == EFAULT;
+	p->verdict = !intended ? LT_SKIP : p->should_work ? LT_NOT_OK : LT_OK;
+	p->or_skip = p->verdict != LT_SKIP;
+	why(p, "refused %s: the suite means %s (gup_longterm.c:216-223), but it tests errno, which liburing's io_uring_register_buffers() does not set (it returns -errno; Debian's liburing 2.3 makes the system call itself): it sees an earlier call's errno, so a skip is accepted too",
+	    errno_name(p->err), !intended ? "a skip" :
+	    p->should_work ? "'Should have failed' not ok" : "'Should have failed' ok");
+}
+
+void lt_predict(const struct lt_kernel *k, const struct lt_test *t,
+		struct lt_prediction *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->matrix_index = -1;
+	/* gup_longterm.c:159-160 and 199-200 */
+	p->should_work = !t->c->shared || !t->c->rw || fs_supports_rw_longterm(t->backing);
+	if (!huge_pages_suffice(k, t, p))
+		return;
+	if (t->c->iouring)
+		predict_iouring(k, t, p);
+	else
+		predict_gup_test(k, t, p);
+}
+
+bool lt_agrees(const struct lt_prediction *p, enum lt_verdict m)
+{
+	if (p->verdict == LT_UNKNOWN || m == LT_MISSING)
+		return false;
+	return m == p->verdict || (p->or_skip && m == LT_SKIP);
+}
+
+/* The value of "NAME = N" in the tree's Makefile, or -1. */
+static int makefile_value(FILE *f, const char *name)
+{
+	char line[256], key[32];
+	int v;
+
+	rewind(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%31s = %d", key, &v) == 2 && !strcmp(key, name))
+			return v;
+	return -1;
+}
+
+/* Does @path hold a line containing @text?  -errno if unreadable. */
+static int file_has(const char *path, const char *text)
+{
+	char line[512];
+	FILE *f = fopen(path, "re");
+	int found = 0;
+
+	if (!f)
+		return -errno;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !!strstr(line, text);
+	fclose(f);
+	return found;
+}
+
+int lt_kernel_load(struct lt_kernel *k, const char *policy, const char *kdir,
+		   const char *hugetlb, char *whybuf, size_t size)
+{
+	char path[4096], line[128];
+	int ver, pl, ret;
+	FILE *f;
+
+	memset(k, 0, sizeof(*k));
+	k->policy = policy;
+	k->fn = policy_lookup(policy);
+
+	snprintf(path, sizeof(path), "%s/src/Makefile", kdir);
+	f = fopen(path, "re");
+	if (!f) {
+		ret = -errno;
+		snprintf(whybuf, size, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	ver = makefile_value(f, "VERSION");
+	pl = makefile_value(f, "PATCHLEVEL");
+	fclose(f);
+	if (ver < 0 || pl < 0) {
+		snprintf(whybuf, size, "%s: no VERSION and PATCHLEVEL", path);
+		return -EINVAL;
+	}
+	k->version = ver;
+	k->patchlevel = pl;
+
+	snprintf(path, sizeof(path), "%s/src/mm/gup_test.c", kdir);
+	ret = file_has(path, "case PIN_LONGTERM_TEST_START:");
+	if (ret < 0) {
+		snprintf(whybuf, size, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	k->longterm_ioctls = ret;
+
+	snprintf(path, sizeof(path), "%s/build/.config", kdir);
+	ret = file_has(path, "CONFIG_GUP_TEST=y");
+	if (ret < 0) {
+		snprintf(whybuf, size, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	k->gup_test = ret;
+	k->io_uring = file_has(path, "CONFIG_IO_URING=y") > 0;
+
+	if (!hugetlb)
+		return 0;
+	f = fopen(hugetlb, "re");
+	if (!f) {
+		ret = -errno;
+		snprintf(whybuf, size, "%s: %s", hugetlb, strerror(errno));
+		return ret;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long kb;
+		long nr, free;
+
+		if (sscanf(line, "%lu %ld %ld", &kb, &nr, &free) != 3)
+			continue;
+		if (k->nr_huge == ARRAY_SIZE(k->huge))
+			break;
+		k->huge[k->nr_huge++] = (struct lt_huge){ kb, free };
+	}
+	fclose(f);
+	return 0;
+}

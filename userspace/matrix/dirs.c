@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dirs: where the matrix's file backings make their files (dirs.h), for
+ * gupctl matrix and gupctl xcheck.
+ */
+#include <stdio.h>
+#include <linux/magic.h>
+
+#include "matrix/dirs.h"
+#include "policy.h"
+
+const struct matrix_dir_opt matrix_dirs[MATRIX_NR_DIRS] = {
+	[MATRIX_DIR_EXT4]  = { "--ext4-dir", "ext4", EXT4_SUPER_MAGIC, MATRIX_EXT4_DIR },
+	[MATRIX_DIR_TMPFS] = { "--tmpfs-dir", "tmpfs", TMPFS_MAGIC, MATRIX_TMPFS_DIR },
+	[MATRIX_DIR_RAMFS] = { "--ramfs-dir", "ramfs", RAMFS_MAGIC, MATRIX_RAMFS_DIR },
+};
+
+int matrix_backing_dir(enum cell_backing backing)
+{
+	const struct backing_spec *b = backing_spec(backing);
+	int d;
+
+	if (!b || b->kind != TARGET_FILE)
+		return -1;
+	for (d = 0; d < MATRIX_NR_DIRS; d++)
+		if (matrix_dirs[d].magic == b->fs_magic)
+			return d;
+	return -1;
+}
+
+void matrix_dir_defaults(const char **dir)
+{
+	int d;
+
+	for (d = 0; d < MATRIX_NR_DIRS; d++)
+		dir[d] = matrix_dirs[d].def;
+}
+
+const char *matrix_policy_help(void)
+{
+	static char help[128];
+
+	snprintf(help, sizeof(help),
+		 "expected outcomes from this policy: %s (required)",
+		 policy_names());
+	return help;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * matrix_json: the matrix's JSON documents (docs/results.md), written and
+ * read with jansson.  gupctl matrix writes a cell with matrix_json_cell();
+ * xcheck and report read a document back with matrix_json_load(): the
+ * guest's matrix document (gupctl matrix --json) or a flavour's results
+ * document (FLAVOUR.json, gupctl report --collect).
+ */
+#ifndef MATRIX_JSON_H
+#define MATRIX_JSON_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "lib/gupdev.h"
+#include "lib/util.h"
+#include "model/cell.h"
+
+#define MATRIX_ERRNO_LEN	24
+
+/* One cell of a document. */
+struct mcell {
+	bool present;			/* read back: the document has it */
+	struct cell cell;
+	enum matrix_outcome expected;
+	char exp_err[MATRIX_ERRNO_LEN];	/* errno name if refused, "" if not */
+	const char *reason;		/* why the policy expects it */
+	bool by_driver;			/* refused by gup_pin_test before GUP */
+	struct report_exp report;	/* the kernel report it expects, .kind NULL: none */
+	enum matrix_outcome measured;
+	char meas_err[MATRIX_ERRNO_LEN];	/* refusal or failed setup, "" */
+	char unpin_err[MATRIX_ERRNO_LEN];	/* a failed unpin, "" */
+	bool match;			/* as expected, set by gupctl matrix */
+	long thp_kb;			/* THP backing, pinned: PMD-mapped kB; -1 */
+	/* Read back only: FLAVOUR.json's note on the cell, or NULL. */
+	const char *note;
+	/* Written, not read back: */
+	int nr_pinned;			/* -1: no pin attempted */
+	bool have_page;
+	struct gup_page_state page;
+};
+
+/* A kernel report on the console, attributed to a marker (gupctl.h). */
+struct mreport {
+	const char *kind, *title;
+	const char *location;		/* file:line, or NULL */
+	const char *step;		/* NULL: before the first marker */
+	int cell;			/* KMSG_MARK_END: none */
+	bool expected;
+	const char *series;		/* not expected: the series finding it is */
+	const char *note;		/* why (not) expected, or NULL */
+};
+
+/* One document as read back; the strings point into @doc. */
+struct mflavour {
+	json_t *doc;
+	const char *path;
+	const char *name, *policy, *kernel, *verdict;	/* verdict: NULL */
+	double wall_matrix, wall_boot;	/* seconds, < 0: not known */
+	bool quick;			/* gupctl matrix --quick ran (absent: false) */
+	unsigned int nr_present, nr_run, nr_not_applicable, nr_mismatch;
+	struct mcell cells[MATRIX_NR_CELLS];
+	/* FLAVOUR.json only (absent: xcheck_nr < 0, no reports) */
+	int xcheck_nr, xcheck_disagree;
+	struct mreport *reports;
+	/* expected: nr_reports - nr_unexpected - nr_series */
+	unsigned int nr_reports, nr_unexpected, nr_series;
+};
+
+/* The reports of @fl its cells expected. */
+static inline unsigned int mflavour_expected_reports(const struct mflavour *fl)
+{
+	return fl->nr_reports - fl->nr_unexpected - fl->nr_series;
+}
+
+/* A cell's measured and expected outcomes in words, for pages and messages. */
+void mcell_measured_str(char *buf, size_t size, const struct mcell *c);
+void mcell_expected_str(char *buf, size_t size, const struct mcell *c);
+
+/* The JSON of cell @idx (0-based; the document's "index" is idx + 1). */
+json_t *matrix_json_cell(unsigned int idx, const struct mcell *c);
+/* The identity fields of a cell, for other documents that name one. */
+json_t *matrix_json_cell_id(unsigned int idx);
+
+/*
+ * Read a document into @fl (zeroed by the caller; free with
+ * matrix_json_free()), checking every field.  0, or an exit code after a
+ * message "gupctl CMD: PATH: WHERE: ..." on stderr.
+ */
+int matrix_json_load(const char *path, struct mflavour *fl, const char *cmd);
+/* The same for a document in memory; @fl takes a reference on @doc. */
+int matrix_json_parse(json_t *doc, const char *path, struct mflavour *fl,
+		      const char *cmd);
+void matrix_json_free(struct mflavour *fl);
+/*
+ * Did the flavour fail: cells missing, a mismatch, a disagreement, a
+ * kernel report no cell expects, or a kernel verdict worse than the
+ * expected WARNINGs?
+ */
+bool matrix_flavour_failed(const struct mflavour *fl);
+/* The counts, for the document's "summary". */
+json_t *matrix_json_summary(const struct mflavour *fl);
+
+/*
+ * A job's run.json: its kernel source packages ("source_packages", one per
+ * source version the flavours were built from) as "NAME VERSION, ..." in
+ * @buf; "?" if it names none.
+ */
+void run_json_sources(json_t *run, char *buf, size_t size);
+
+#endif /* MATRIX_JSON_H */

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * repro: what the guest side (gupctl repro ext4-2018) and the host side
+ * (gupctl repro judge, collect, report) of the ext4-2018 reproduction
+ * share: the cells, their names, the two data patterns and how a page is
+ * classified against them.  The expectations live in policy.c.
+ */
+#ifndef REPRO_H
+#define REPRO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "lib/options.h"
+#include "policy.h"
+
+#define REPRO_SCENARIO	"ext4-2018"
+#define REPRO_LINE	64		/* bytes per pattern line */
+#define REPRO_MAX_CELLS	64	/* >= routes x methods x flag sets: 2 x 8 x 4 */
+#define REPRO_LABEL_MAX	64
+
+
+/* --method values, indexed by enum gup_pin_method, NULL terminated. */
+extern const char * const repro_method_choices[];
+
+/* What a cell is expected against: the flavour's columns (policy.c). */
+struct repro_flavour {
+	const char *policy;	/* "gup" column; NULL: not given */
+	unsigned int ext4;	/* enum repro_ext4; REPRO_EXT4_COUNT: not given */
+	const char *bug_site;	/* file:line of the BUG in the flavour's tree */
+};
+
+/* A cell as its options start (--route read --method pin), a flavour not given. */
+#define REPRO_CELL_DEFAULT	{ .route = REPRO_ROUTE_READ, .method = GUP_PIN_METHOD_PIN }
+#define REPRO_FLAVOUR_UNSET	{ .ext4 = REPRO_EXT4_COUNT }
+
+/* The options that name a cell, entries of a command's gopt table. */
+#define REPRO_GOPT_ROUTE(c) \
+	GOPT_CHOICE(0, "route", &(c)->route, "R", repro_route_choices, \
+		    "how the page loses its buffers (default read)")
+#define REPRO_GOPT_METHOD(c) \
+	GOPT_CHOICE(0, "method", &(c)->method, "M", repro_method_choices, \
+		    "the GUP call that takes the page (default pin)")
+#define REPRO_GOPT_LONGTERM(c) \
+	GOPT_BIT(0, "longterm", &(c)->flags, GUP_PIN_FLAG_LONGTERM, \
+		 "FOLL_LONGTERM (pin and pin-fast only)")
+#define REPRO_GOPT_WRITE(c) \
+	GOPT_BIT(0, "write", &(c)->flags, GUP_PIN_FLAG_WRITE, \
+		 "FOLL_WRITE: the write fault runs ext4_page_mkwrite")
+
+/* The options that name what the cell is expected against. */
+#define REPRO_GOPT_POLICY(fl) \
+	GOPT_STRING(0, "policy", &(fl)->policy, "P", \
+		    "the flavour's GUP policy (patches/flavours' gup column)")
+#define REPRO_GOPT_EXT4(fl) \
+	GOPT_CHOICE(0, "ext4", &(fl)->ext4, "B", repro_ext4_choices, \
+		    "the flavour's ext4 behaviour (its ext4 column)")
+#define REPRO_GOPT_SITE(fl) \
+	GOPT_STRING(0, "bug-site", &(fl)->bug_site, "FILE:LINE", \
+		    "page_buffers() of mpage_prepare_extent_to_map() in its tree")
+
+/*
+ * Check a parsed cell and flavour for command @cmd: the cell can run, the
+ * policy is known, and --policy and --ext4 come together (@required: they
+ * must come).  0, or GUPCTL_EXIT_USAGE with the message printed.
+ */
+int repro_check_opts(const char *cmd, const struct repro_cell *c,
+		     const struct repro_flavour *fl, bool required);
+
+/*
+ * gopt_parse() for a command without operands: -1 go on, or the exit code
+ * (GUPCTL_EXIT_OK after --help, GUPCTL_EXIT_USAGE after a message).
+ */
+int repro_parse(const char *cmd, int argc, char **argv, const struct gopt *opts,
+		const char * const *usage);
+
+/* "move-ext:pin-fast+longterm+write"; "pin" for the plain read route. */
+char *repro_cell_label(const struct repro_cell *c, char *buf, size_t size);
+/* The label as a file name part: ':' becomes '-'. */
+char *repro_cell_file(const struct repro_cell *c, char *buf, size_t size);
+/* How the page ends up without buffers (or not), for tables. */
+const char *repro_route_title(const struct repro_cell *c);
+/* The cells of a run, in run order: every valid one, or the quick five. */
+unsigned int repro_cells(bool quick, struct repro_cell *cells, unsigned int max);
+
+/* One page of lines "gup-lab repro OLD line 00", space padded, '\n'. */
+void repro_fill_pattern(char *buf, size_t len, const char *tag);
+/* "new", "old", "mixed" (whole lines of both), "zeros" or "other". */
+const char *repro_classify(const char *buf, size_t len);
+
+/* Host-only subcommands (repro_judge.c, repro_report.c). */
+int repro_judge(int argc, char **argv);
+int repro_collect(int argc, char **argv);
+int repro_report(int argc, char **argv);
+
+#endif /* REPRO_H */
