@@ -17,6 +17,8 @@ usage() {
 usage: qemu/run.sh --flavour F [options]
   --flavour F            kernel flavour (patches/flavours): $(all_flavours | paste -sd' ')
   --exec 'CMD'           run CMD in the guest with bash (default: a shell)
+  --env NAME=VALUE       export NAME=VALUE to the guest command (repeatable;
+                         the value is quoted for it, never run as code)
   --interactive          a root shell on the serial console (Ctrl-A X quits)
   --files DIR            copy DIR's contents to the guest's /lab (repeatable)
   --results DIR          copy the guest's /lab/out back to DIR after the run
@@ -41,6 +43,7 @@ USAGE
 
 flavour='' cmd='' interactive=0 results='' scratch_mb=256 timeout_s=600
 memory=1024 use_kvm=0 out='' report='' allow_reports=0 quiet=0 files=() append=''
+envs=()
 raw_trace=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -48,6 +51,10 @@ while [ $# -gt 0 ]; do
 	--exec) cmd=${2?}; shift ;;
 	--interactive) interactive=1 ;;
 	--files) files+=("${2:?}"); shift ;;
+	--env)
+		[[ ${2:-} =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] ||
+			{ echo "qemu/run.sh: --env takes NAME=VALUE, not '${2:-}'" >&2; exit 2; }
+		envs+=("$2"); shift ;;
 	--results) results=${2:?}; shift ;;
 	--scratch-mb) scratch_mb=${2:?}; shift ;;
 	--timeout) timeout_s=${2:?}; shift ;;
@@ -95,6 +102,10 @@ for d in "${files[@]}"; do
 done
 # Every command knows its flavour and policy (gupctl's policy_detect()).
 env="export GUP_LAB_FLAVOUR=$(printf %q "$flavour") GUP_LAB_POLICY=$(printf %q "$(flavour_field "$flavour" 3)")"
+# and whatever the caller gave with --env, each value quoted for bash
+for e in "${envs[@]}"; do
+	env+=" ${e%%=*}=$(printf %q "${e#*=}")"
+done
 if [ "$interactive" = 1 ]; then
 	echo interactive >"$ctl/mode"
 	printf '%s\n' "$env" "${cmd:-true}" 'echo "gup-lab shell: exit or Ctrl-D powers off"' \
