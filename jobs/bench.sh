@@ -2,12 +2,12 @@
 # `make bench`: what GUP costs under each policy.  Boots stock, gup-v1,
 # gup-v7 and gup-v9 round-robin (round 1 of each, then round 2, ...), so
 # that a drift of the machine falls on every flavour alike; each boot runs
-# `gupctl bench` (docs/gupctl.md): every operation timed in the kernel by
-# our driver and, for the three gup_test has (-a, -L, -u), by the kernel's
-# own gup_test, interleaved.  Then `gupctl bench report` writes the page
-# and the plot into the results directory; `make docs` copies them to
-# docs/bench.md and docs/bench.svg.  Any kernel report fails the run: no
-# operation here is one a policy refuses.
+# jobs/guest/bench.sh: `gupctl bench` (docs/gupctl.md), every operation
+# timed in the kernel by our driver and, for the three gup_test has (-a,
+# -L, -u), by the kernel's own gup_test, interleaved.  Then `gupctl bench
+# report` writes the page and the plot into the results directory; `make
+# docs` copies them to docs/bench.md and docs/bench.svg.  Any kernel
+# report fails the run: no operation here is one a policy refuses.
 # The clock: the guests have no HPET or ACPI PM timer to calibrate the TSC
 # against ("tsc: No reference (HPET/PMTIMER) available"), so 6.1 marks it
 # unstable and ktime_get() falls back to jiffies, a 4 ms tick (measured:
@@ -61,11 +61,6 @@ trap 'rm -rf "$tmp"' EXIT
 results_begin bench "$results"
 out=$RESULTS_DIR
 
-# shellcheck disable=SC2016 # expanded in the guest
-guest='bash /lab/bin/guest-setup.sh >/lab/out/setup.log 2>&1 || exit 90
-gupctl bench --gup-test /lab/bin/gup_test --reps "$REPS" --flavour "$GUP_LAB_FLAVOUR" \
-	--json /lab/out/bench.json'
-
 for f in "${flavours[@]}"; do
 	echo "# bench: staging $f"
 	"$LAB_ROOT/rootfs/stage-guest.sh" "$f" "$tmp/$f.stage" >"$out/$f.stage.log" 2>&1 ||
@@ -94,7 +89,8 @@ for r in $(seq 1 "$rounds"); do
 		set +e
 		job_boot "$out/$b.log" --flavour "$f" --timeout 1800 "${append[@]}" \
 			--files "$tmp/$f.stage" --out "$tmp/$b.run" --results "$tmp/$b.out" \
-			--report "$out/$b.report" --exec "REPS=$reps; $guest"
+			--report "$out/$b.report" --env "BENCH_REPS=$reps" \
+			--exec 'bash /lab/guest/bench.sh'
 		status=$?
 		set -e
 		cp "$tmp/$b.run/console.log" "$out/$b.console.log" 2>/dev/null || true

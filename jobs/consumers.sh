@@ -8,8 +8,8 @@
 # (userspace/consumers.c, consumers_judge.c):
 #   1. stage the guest's gupctl (no driver: the interfaces are the kernel's),
 #      and gupctl-rdma, the build with libibverbs for the RDMA cells;
-#   2. boot the flavour once: `gupctl consumers run` writes a marker per
-#      cell on /dev/kmsg and the measurements as JSON;
+#   2. boot the flavour once (jobs/guest/consumers.sh): `gupctl
+#      consumers run`, a marker per cell on /dev/kmsg, measurements as JSON;
 #   3. read every cell's ext4 file back from the scratch image on the host
 #      (debugfs rdump, no mount: the guest's page cache cannot fool it),
 #      list the console's kernel reports (qemu/scan-console.sh --reports);
@@ -66,24 +66,16 @@ trap 'rm -rf "$tmp"' EXIT
 results_begin consumers "$results"
 out=$RESULTS_DIR
 
-# The guest needs gupctl only: no module, nothing from the kernel tree.
+# The guest needs gupctl and its script only (jobs/guest/, where
+# rootfs/stage-guest.sh puts it): no module, nothing from the kernel tree.
 stage=$tmp/stage
-mkdir -p "$stage/bin"
+mkdir -p "$stage/bin" "$stage/guest"
 cp "$LAB_ROOT/userspace/gupctl-guest" "$stage/bin/gupctl"
+cp "$LAB_ROOT/jobs/guest/consumers.sh" "$stage/guest/"
 # Built where libibverbs-dev is (userspace/Makefile); without it the RDMA
 # cells say so and do not run.
 [ ! -x "$LAB_ROOT/userspace/gupctl-rdma" ] ||
 	cp "$LAB_ROOT/userspace/gupctl-rdma" "$stage/bin/gupctl-rdma"
-
-# The guest's part; qemu/run.sh exports GUP_LAB_FLAVOUR and GUP_LAB_POLICY.
-# The measurements are data, the guest's status says only whether every
-# cell could be set up.
-# shellcheck disable=SC2016 # expanded in the guest
-guest='gupctl consumers run '"${quick[*]}"' --flavour "$GUP_LAB_FLAVOUR" --policy "$GUP_LAB_POLICY" \
-	--json /lab/out/consumers.json >/lab/out/consumers.log 2>&1
-status=$?
-cat /lab/out/consumers.log
-exit $status'
 
 # One flavour, start to end (two at a time: jobs/lib.sh's job_parallel).
 # Returns 1 if it failed.
@@ -98,7 +90,9 @@ consumers_flavour() {
 	set +e
 	job_boot "$tmp/$f.runner" --flavour "$f" --allow-kernel-reports --timeout 900 --raw-trace \
 		--files "$stage" --out "$run" --results "$guest_out" \
-		--report "$tmp/$f.report" --exec "$guest"
+		--report "$tmp/$f.report" \
+		--env "CONSUMERS_QUICK=$([ ${#quick[@]} -gt 0 ] && echo true || echo false)" \
+		--exec 'bash /lab/guest/consumers.sh'
 	status=$?
 	set -e
 	verdict=$(jq -r '.kernel_verdict // empty' "$tmp/$f.report" 2>/dev/null || true)

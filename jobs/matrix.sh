@@ -1,12 +1,12 @@
 #!/bin/bash
 # `make matrix`: the GUP matrix on every flavour, one boot each.  Each guest
-# runs `gupctl matrix` (KTAP into the results, a marker per cell on
-# /dev/kmsg, the cells as JSON), the cross-check with the kernel's own
-# gup_test, and the mm selftests' gup_longterm (6.12's, unmodified); on
-# the host `gupctl report --collect` attributes every kernel report on the
-# console to its cell and writes the flavour's document, and `gupctl
-# longterm judge` holds each gup_longterm verdict against the one the
-# flavour's policy predicts.
+# runs jobs/guest/matrix.sh: `gupctl matrix` (KTAP into the results, a
+# marker per cell on /dev/kmsg, the cells as JSON), the cross-check with
+# the kernel's own gup_test, and the mm selftests' gup_longterm (6.12's,
+# unmodified); on the host `gupctl report --collect` attributes every
+# kernel report on the console to its cell and writes the flavour's
+# document, and `gupctl longterm judge` holds each gup_longterm verdict
+# against the one the flavour's policy predicts.
 # One results directory per run (docs/results.md); nothing tracked is
 # written (`make docs` turns results into docs/matrix.md).  Prints a line
 # per flavour (and the first problems of a failed one: gupctl report
@@ -54,49 +54,6 @@ trap 'rm -rf "$tmp"' EXIT
 results_begin matrix "$results"
 out=$RESULTS_DIR
 
-# The guest's part: matrix, then the cross-check against its JSON, then
-# gup_longterm.  qemu/run.sh exports GUP_LAB_FLAVOUR and GUP_LAB_POLICY.
-# shmem THP only comes with shmem_enabled=advise (anonymous THP: the
-# config's madvise mode); without the huge zero page a read fault of an
-# anon-thp cell maps a real THP (with it, the zero page stands in, and its
-# COW splits the PMD).  The KTAP goes to a file: the console keeps the
-# markers.  gup_longterm needs no module: it runs even if insmod fails.
-# Two free huge pages of each size for its hugetlb cases (a MAP_PRIVATE
-# one needs a second for memset()'s copy; a size the guest cannot supply
-# stays short, and the judge predicts the suite's skip); it runs from the
-# scratch ext4, its "local file system" (it makes its file next to its
-# relative __FILE__: the cwd).  Its status is data, not the guest's.
-# shellcheck disable=SC2016 # expanded in the guest
-guest='
-status=90 xstatus=90
-if insmod /lab/gup_pin_test.ko; then
-	echo advise >/sys/kernel/mm/transparent_hugepage/shmem_enabled ||
-		echo "# cannot set shmem_enabled to advise: shmem-thp cells will fail their setup"
-	echo 0 >/sys/kernel/mm/transparent_hugepage/use_zero_page ||
-		echo "# cannot turn the huge zero page off: read-faulted anon-thp cells will fail their setup"
-	gupctl matrix --flavour "$GUP_LAB_FLAVOUR" --policy "$GUP_LAB_POLICY" $QUICK \
-		--json /lab/out/matrix.json >/lab/out/matrix.ktap
-	status=$?
-	gupctl xcheck --policy "$GUP_LAB_POLICY" --gup-test /lab/bin/gup_test \
-		--foll-longterm "$(cat /lab/foll_longterm)" --foll-force "$(cat /lab/foll_force)" \
-		--foll-touch "$(cat /lab/foll_touch)" --tool-foll-touch "$(cat /lab/tool_foll_touch)" \
-		--matrix /lab/out/matrix.json --json /lab/out/xcheck.json >/lab/out/xcheck.tap
-	xstatus=$?
-	rmmod gup_pin_test
-fi
-for h in /sys/kernel/mm/hugepages/hugepages-*kB; do
-	[ -d "$h" ] || continue
-	free=$(cat "$h/free_hugepages")
-	[ "$free" -ge 2 ] || echo $(($(cat "$h/nr_hugepages") + 2 - free)) >"$h/nr_hugepages"
-	size=${h##*/hugepages-}
-	echo "${size%kB} $(cat "$h/nr_hugepages") $(cat "$h/free_hugepages")"
-done >/lab/out/longterm.hugetlb 2>/dev/null
-echo "gup-lab: longterm start" >/dev/kmsg
-(cd /mnt/ext4 && /lab/bin/gup_longterm) >/lab/out/gup_longterm.ktap 2>&1
-echo $? >/lab/out/gup_longterm.status
-echo "gup-lab: longterm end" >/dev/kmsg
-[ $status -eq 0 ] && [ $xstatus -eq 0 ]'
-
 # One flavour, start to end: its output and its run.json entry (two at a
 # time: jobs/lib.sh's job_parallel).  Returns 1 if it failed.
 # shellcheck disable=SC2317 # called by job_parallel
@@ -120,8 +77,8 @@ matrix_flavour() {
 	set +e
 	job_boot "$tmp/$f.runner" --flavour "$f" --timeout 1500 --raw-trace \
 		--files "$stage" --out "$tmp/$f.run" --results "$guest_out" \
-		--report "$tmp/$f.report" --exec "QUICK=$([ "$quick" = false ] || echo --quick)
-$guest"
+		--report "$tmp/$f.report" --env "MATRIX_QUICK=$quick" \
+		--exec 'bash /lab/guest/matrix.sh'
 	status=$?
 	set -e
 	verdict=$(jq -r '.kernel_verdict // empty' "$tmp/$f.report" 2>/dev/null || true)

@@ -5,10 +5,11 @@
 # takes many minutes per flavour.  Per flavour F, D = F+debug:
 #   1. build D; its build seconds are the kernel directory's build-seconds;
 #   2. boot D once with nothing to do: its boot time;
-#   3. one boot: kmemleak cleared, the module loaded, the driver selftests,
-#      the long fuzz (gupctl fuzz, docs/gupctl.md), every fd closed (the
-#      fuzzer exits), no pin left, rmmod, a kmemleak scan.  Every kernel
-#      report on this boot's console fails, and so does every leak, but a
+#   3. one boot (jobs/guest/soak.sh): kmemleak cleared, the module
+#      loaded, the driver selftests, the long fuzz (gupctl fuzz,
+#      docs/gupctl.md), every fd closed (the fuzzer exits), no pin left,
+#      rmmod, a kmemleak scan.  Every kernel report on this boot's
+#      console fails, and so does every leak, but a
 #      series' own documented finding (series_findings[] in
 #      userspace/policy.c: gupctl report --findings), listed as such;
 #   4. the matrix and the reproduction on D (jobs/matrix.sh, jobs/repro.sh,
@@ -36,7 +37,7 @@ set -euo pipefail
 . "$LAB_ROOT/jobs/lib.sh"
 
 usage() {
-	sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 ops=100000 threads=4 seed=$(date -u +%Y%m%d) quick=() matrix=1 repro=1 results=''
@@ -68,31 +69,6 @@ results_begin soak "$results"
 out=$RESULTS_DIR
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-
-# The soak boot's guest part.  kmemleak reports objects unreferenced for
-# 5 s and more: the scan waits that long after rmmod.
-# shellcheck disable=SC2016 # expanded in the guest
-guest='
-set -u
-leak=/sys/kernel/debug/kmemleak
-# what boot left behind is not ours
-{ echo scan >$leak && echo clear >$leak; } 2>/dev/null
-uname -r >/lab/out/release
-bash /lab/bin/guest-setup.sh >/lab/out/setup.log 2>&1 || exit 90
-driver_selftest /mnt/ext4 >/lab/out/selftest.tap 2>&1
-echo $? >/lab/out/selftest.status
-gupctl fuzz --seed "$SEED" --ops "$OPS" --threads "$THREADS" --policy "$POLICY" \
-	--json /lab/out/fuzz.json >/lab/out/fuzz.ktap 2>&1
-echo $? >/lab/out/fuzz.status
-head -1 /sys/kernel/debug/gup_pin_test/counters >/lab/out/counters
-rmmod gup_pin_test
-echo $? >/lab/out/rmmod.status
-sleep 6
-if echo scan 2>/dev/null >$leak && sleep 1 && echo scan >$leak; then
-	cat $leak >/lab/out/kmemleak
-else
-	echo "kmemleak: not available on this kernel" >/lab/out/kmemleak.missing
-fi'
 
 bad=0
 for f in "${flavours[@]}"; do
@@ -128,7 +104,8 @@ for f in "${flavours[@]}"; do
 		"$LAB_ROOT/qemu/run.sh" --flavour "$d" --quiet --timeout 10800 \
 			--allow-kernel-reports --files "$stage" --results "$guest_out" \
 			--report "$out/$d.report" --out "$work/$d.run" \
-			--exec "SEED=$seed OPS=$ops THREADS=$threads POLICY=$policy; $guest" \
+			--env "FUZZ_SEED=$seed" --env "FUZZ_OPS=$ops" --env "FUZZ_THREADS=$threads" \
+			--exec 'bash /lab/guest/soak.sh' \
 			>"$out/$d.runner.log" 2>&1 || true
 		cp "$work/$d.run/console.log" "$out/$d.console.log" 2>/dev/null || true
 		for x in selftest.tap fuzz.ktap fuzz.json kmemleak; do

@@ -2,7 +2,8 @@
 # Put what a guest run needs into DIR (it becomes /lab in the guest):
 # gup_pin_test.ko built for FLAVOUR, bin/gupctl and the guest-side test
 # programs, the kernel's gup_test, and the mm selftests' gup_longterm
-# (static: the guest is a bare Debian minbase).  Reads the flavour's tree
+# (static: the guest is a bare Debian minbase); and the guest halves of
+# the jobs (jobs/guest/*.sh, as guest/).  Reads the flavour's tree
 # whatever its layout: 6.1 (selftests/vm, FOLL_* #defines in mm.h) or 6.12
 # (selftests/mm, FOLL_* an enum in mm_types.h).
 set -euo pipefail
@@ -137,5 +138,10 @@ fi
 cp -a "$cached/." "$dir/"
 [ -f "$dir/.complete" ] || die "the stage cache entry $cached went away while it was copied: run again"
 rm -f "$dir/.complete"
-# The guest's lab scripts (setup for shells, test bodies) travel along.
+# The guest's lab scripts (setup for shells, test bodies) travel along,
+# and so do the jobs' guest halves and their module loader (jobs/guest/,
+# as /lab/guest/).  Copied on every staging, outside the cache: they are
+# not compiled, and not part of its key.
 cp "$LAB_ROOT"/rootfs/guest-*.sh "$dir/bin/" 2>/dev/null || true
+mkdir -p "$dir/guest"
+cp "$LAB_ROOT"/jobs/guest/*.sh "$dir/guest/"
