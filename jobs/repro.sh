@@ -110,74 +110,97 @@ gupctl=$LAB_ROOT/userspace/gupctl
 results_begin repro "$results"
 mkdir -p "$LAB_CACHE/runs"
 work=$(mktemp -d "$LAB_CACHE/runs/repro-$(date +%Y%m%d-%H%M%S).XXXX")
+# ---- The reproduction's marker parser: every reading of the markers is
+# here (jobs/guest/repro.sh writes them; to be replaced by a C parser).
+# repro_console_slices CONSOLE SUFFIX DIR TAIL NAME...: one boot's console
+# cut into its cells' slices by its markers, in the format of every job
+# (gupctl's matrix_mark()): "gup-lab: repro cell N" before the
+# boot's cell N (1-based, in the order the boot ran them) and "gup-lab:
+# repro end" after its last cell.
+#   In:  CONSOLE, the boot's console as saved (console.log) or symbolised
+#        (console.decoded: the same lines, the marker lines unchanged);
+#        NAME..., the boot's cells' names in the order it ran them: marker
+#        "cell N" is the Nth NAME.  A marker is the whole end of its line
+#        (after the printk time; a trailing \r is ignored).
+#   Out: DIR/NAME.SUFFIX for every NAME and DIR/TAIL.SUFFIX, each written
+#        afresh (empty when nothing falls in it): every console line,
+#        unchanged, goes to the slice of the last marker on or before it,
+#        the lines before the first marker to the first NAME's, the lines
+#        from the end marker on to TAIL's; a cell marker whose N is not
+#        one of 1..count changes nothing.  On stdout: the NAME of every
+#        cell marker, one a line, in console order (a cell whose NAME is
+#        not there never began; the last line is the cell the boot ended in).
+# shellcheck disable=SC2317 # called from repro_boot
+repro_console_slices() {
+	local console=$1 suffix=$2 dir=$3 tail=$4
+	shift 4
+	awk -v names="$*" -v dir="$dir" -v suffix="$suffix" -v tail="$tail" '
+		BEGIN { n = split(names, name, " "); cur = name[1]
+			for (i = 1; i <= n; i++) printf "" >dir "/" name[i] "." suffix
+			printf "" >dir "/" tail "." suffix }
+		{ l = $0; sub(/\r$/, "", l)
+		  if (l ~ /gup-lab: repro end$/)
+			cur = tail
+		  else if (match(l, /gup-lab: repro cell [0-9]+$/)) {
+			m = substr(l, RSTART + 20) + 0
+			if (m >= 1 && m <= n) { cur = name[m]; print cur } }
+		  print >dir "/" cur "." suffix }' "$console"
+}
+# ---- end of the marker parser
+
 # repro_boot F NAME CELLS: one boot of F running CELLS (a JSON array of
-# `gupctl repro cells`) in order, each in a directory of its own, after a
-# marker on /dev/kmsg and a clear_warn_once (kernel/panic.c: ext4's
-# WARN_ON_ONCEs fire again for the next cell) and with ext4's warning
-# rate limit off (fs/ext4/sysfs.c: warning_ratelimit_interval_ms 0, so
-# that every cell's "does not have buffers attached" is printed).  Each
-# cell ends with a sync, so that the writeback of what it left dirty is
-# printed before the next marker; its own output goes to a file (a tty's
-# output can reach the console after a printk that followed it).  Then
-# each cell is judged on its own slice of the console: from its marker to
-# the next (the first cell's from the boot's start), the runner's report
-# with the slice's verdict, first report and the cell's own exit status.
-# What comes after the last cell (`gup-lab: repro end`: the shutdown's
-# sync and unmount) is NAME.tail.log, which must hold no kernel report: a
-# report there would belong to no cell.  A cell whose marker never came
-# (the boot ended before it) is not run, and says in which cell the boot
-# ended.  Uses repro_flavour's f, kdir, out, flavour_args.  Returns 1 if
-# the tail holds a report.
+# `gupctl repro cells`) in order: jobs/guest/repro.sh, given them as
+# /lab/repro.cells (one line per cell: its file name, then its `gupctl
+# repro ext4-2018` arguments and the flavour's, separated by tabs), runs
+# each in a directory of its own after a marker on /dev/kmsg ("gup-lab:
+# repro cell N", N its line) and a clear_warn_once, with ext4's warning
+# rate limit off; each cell ends with a sync, so that the writeback of what
+# it left dirty is printed before the next marker, and its output goes to a
+# file.  Then each cell is judged on its own slice of the console
+# (repro_console_slices): from its marker to the next (the first cell's
+# from the boot's start), the runner's report with the slice's verdict,
+# first report and the cell's own exit status.  What comes after the last
+# cell (`gup-lab: repro end`: the shutdown's sync and unmount) is
+# NAME.tail.log, which must hold no kernel report: a report there would
+# belong to no cell.  A cell whose marker never came (the boot ended before
+# it) is not run, and says in which cell the boot ended.  Uses
+# repro_flavour's f, kdir, out, flavour_args.  Returns 1 if the tail holds
+# a report.
 # shellcheck disable=SC2317 # called from repro_flavour
 repro_boot() {
-	local name=$2 cells=$3 boot=$work/$1-$2 script='' cell c file n i suffix
-	local scan last status ret=0
-	local -a args names
+	local name=$2 cells=$3 boot=$work/$1-$2 cell c file n i
+	local scan last='' status ret=0
+	local -a args names began
+	local -A seen=()
 	n=$(jq length <<<"$cells")
 	mapfile -t names < <(jq -r '.[].file' <<<"$cells")
-	for ((i = 0; i < n; i++)); do
-		mapfile -t args < <(jq -r ".[$i].args[]" <<<"$cells")
-		c=$(printf '%q' "${names[$i]}")
-		script+="mkdir -p /mnt/ext4/$c; echo 'gup-lab: repro cell '$c >/dev/kmsg; "
-		script+="echo 1 >/sys/kernel/debug/clear_warn_once; "
-		script+="gupctl repro ext4-2018 $(printf '%q ' "${args[@]}" "${flavour_args[@]}")"
-		script+="--dir /mnt/ext4/$c --json /lab/out/$c.json >/lab/out/$c.out 2>&1; "
-		script+="echo \$? >/lab/out/$c.status; sync; "
-	done
+	mkdir -p "$boot.files"
+	jq -r --argjson fa "$(printf '%s\n' "${flavour_args[@]}" | jq -R . | jq -sc .)" \
+		'.[] | [.file] + .args + $fa | @tsv' <<<"$cells" >"$boot.files/repro.cells"
 	job_boot "$out/$name.runner.log" --flavour "$f" --files "$work/stage-$f" \
-		--allow-kernel-reports --raw-trace --timeout $((120 + 60 * n)) --report "$out/$name.report" \
-		--out "$boot" --results "$boot.out" \
-		--exec "insmod /lab/gup_pin_test.ko || exit 1
-			for r in /sys/fs/ext4/*/warning_ratelimit_interval_ms; do echo 0 >\$r; done
-			$script
-			echo 'gup-lab: repro end' >/dev/kmsg" || true
+		--files "$boot.files" --allow-kernel-reports --raw-trace \
+		--timeout $((120 + 60 * n)) --report "$out/$name.report" \
+		--out "$boot" --results "$boot.out" --exec 'bash /lab/guest/repro.sh' || true
 	cp "$boot/console.log" "$out/$name.console.log" 2>/dev/null || : >"$out/$name.console.log"
 	decode_console "$kdir" "$out/$name.console.log" "$out/$name.console.decoded" ||
 		cp "$out/$name.console.log" "$out/$name.console.decoded"
-	for suffix in console.log console.decoded; do
-		awk -v names="${names[*]}" -v dir="$out" -v suffix="$suffix" -v tail="$name.tail" '
-			BEGIN { n = split(names, name, " "); cur = name[1]
-				for (i = 1; i <= n; i++) { want[name[i]] = 1; printf "" >dir "/" name[i] "." suffix }
-				printf "" >dir "/" tail "." suffix }
-			{ l = $0; sub(/\r$/, "", l)
-			  if (l ~ /gup-lab: repro end$/)
-				cur = tail
-			  else if (match(l, /gup-lab: repro cell [^ ]+$/)) {
-				m = substr(l, RSTART + 20); if (m in want) cur = m }
-			  print >dir "/" cur "." suffix }' "$out/$name.$suffix"
+	mapfile -t began < <(repro_console_slices "$out/$name.console.log" console.log \
+		"$out" "$name.tail" "${names[@]}")
+	repro_console_slices "$out/$name.console.decoded" console.decoded \
+		"$out" "$name.tail" "${names[@]}" >/dev/null
+	for c in "${began[@]}"; do
+		seen[$c]=1 last=$c
 	done
 	if [ "$(qemu/scan-console.sh --reports "$out/$name.tail.console.log" | jq length)" != 0 ]; then
 		echo "== $f: a kernel report after the last cell of $name (no cell's): $f/$name.tail.console.log"
 		ret=1
 	fi
-	last=$(grep -ao 'gup-lab: repro cell [^ ]*' "$out/$name.console.log" | tail -1 | tr -d '\r' |
-		sed 's/^gup-lab: repro cell //')
 	for ((i = 0; i < n; i++)); do
 		c=$out/${names[$i]}
 		cell=$(jq -c ".[$i]" <<<"$cells")
 		mapfile -t args < <(jq -r '.args[]' <<<"$cell")
 		echo "== $f $(jq -r .label <<<"$cell"):"
-		if ! grep -aq "gup-lab: repro cell ${names[$i]}.\{0,1\}\$" "$out/$name.console.log"; then
+		if [ -z "${seen[${names[$i]}]:-}" ]; then
 			rm -f "$c.console.log" "$c.console.decoded"
 			"$gupctl" repro judge "${args[@]}" "${flavour_args[@]}" --flavour "$f" \
 				--not-run "its boot ended before it began (in cell ${last:-none}: $f/$name.console.log)" \
@@ -212,7 +235,7 @@ repro_boot() {
 			--console-name "$f/${names[$i]}.console.log" -o "$work/$f-${names[$i]}.json" ||
 			true
 	done
-	[ "$keep_images" = 1 ] || rm -rf "$boot" "$boot.out"
+	[ "$keep_images" = 1 ] || rm -rf "$boot" "$boot.out" "$boot.files"
 	return "$ret"
 }
 

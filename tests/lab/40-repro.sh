@@ -53,20 +53,26 @@ for f in $(all_flavours); do
 	tap_is "$(jq '.cells | length' "$res/$f.json")" 5 "$f: the 5 quick cells ran"
 	# One boot for the cells that can share one, one for each that BUGs
 	# (gupctl repro cells, from policy.c's expectation).
-	boots=$(userspace/gupctl repro cells --quick --policy "$(flavour_field "$f" 3)" \
-		--ext4 "$(flavour_field "$f" 4)" |
-		jq '([.[] | select(.boot == "own")] | length) + (if any(.[]; .boot == "shared") then 1 else 0 end)')
+	cells=$(userspace/gupctl repro cells --quick --policy "$(flavour_field "$f" 3)" \
+		--ext4 "$(flavour_field "$f" 4)")
+	boots=$(jq '([.[] | select(.boot == "own")] | length) +
+		(if any(.[]; .boot == "shared") then 1 else 0 end)' <<<"$cells")
 	tap_is "$(jq -r --arg f "$f" '.flavours[] | select(.name == $f) | "\(.boots) \(.mismatches)"' \
 		"$res/run.json")" "$boots 0" "$f: run.json says $boots boots, 0 mismatches"
 	tap_is "$(find "$res/$f" -maxdepth 1 -name 'boot-*.runner.log' | wc -l)" "$boots" \
 		"$f: $boots runner logs: the boots that ran"
 	# Each cell's slice of its boot's console holds its own marker, and
-	# no other cell's: the reports judged for a cell are its own.
+	# no other cell's: the reports judged for a cell are its own.  A
+	# marker numbers its cell in its boot (jobs/guest/repro.sh): the
+	# cells that share a boot in gupctl repro cells' order, from 1; a
+	# cell that boots alone is its boot's cell 1.
 	for c in $(jq -r '.cells[].cell' "$res/$f.json"); do
 		markers=$(grep -ao 'gup-lab: repro cell .*' "$res/$(cell "$f" "$c" .console)" 2>/dev/null |
 			tr -d '\r' | paste -sd' ' || true)
-		tap_is "$markers" "gup-lab: repro cell $(cell "$f" "$c" .console | sed 's#.*/##; s#\.console\.log$##')" \
-			"$f $c: its console slice has its own marker and no other"
+		n=$(jq --arg file "$(cell "$f" "$c" .console | sed 's#.*/##; s#\.console\.log$##')" \
+			'[.[] | select(.boot == "shared") | .file] | (index($file) // 0) + 1' <<<"$cells")
+		tap_is "$markers" "gup-lab: repro cell $n" \
+			"$f $c: its console slice has its own marker (cell $n of its boot) and no other"
 	done
 	tap_is "$(grep -c '^ok ' "$res/$f.ktap" || true)" 5 "$f.ktap: 5 cells ok"
 	tap_is "$(jq '[.kernel_reports[] | select(.expected | not)] | length' "$res/$f.json")" 0 \
