@@ -1,7 +1,8 @@
 #!/bin/bash
-# Host-side checks that need no guest: shell scripts shellcheck clean, the
-# module checkpatch clean and warning-free against Debian's headers, the
-# patches applying to a pristine tree with no fuzz.
+# Host-side checks that need no guest: shell scripts shellcheck clean, each
+# job's guest half a script of jobs/guest/, the module checkpatch clean and
+# warning-free against Debian's headers, the patches applying to a pristine
+# tree with no fuzz.
 # shellcheck source=../suite.sh
 . "$(dirname "$0")/../suite.sh"
 
@@ -31,6 +32,23 @@ if wait "$shellcheck_pid"; then
 else
 	tap_not_ok "shellcheck"
 	head -40 "$work/shellcheck.out" | sed 's/^/# /'
+fi
+
+# Each job's guest half is a script of its own in jobs/guest/ (shellchecked
+# above, never a string built on the host): no job's --exec is a double-
+# quoted or variable string, and every /lab/guest/ script a job runs is
+# there.
+problems=$({
+	grep -n -- '--exec ["$]' jobs/*.sh || true
+	grep -oh '/lab/guest/[A-Za-z0-9_.-]*' jobs/*.sh | sort -u | while read -r g; do
+		[ -f "jobs/guest/${g#/lab/guest/}" ] || echo "$g: no such file in jobs/guest/"
+	done
+})
+if [ -z "$problems" ]; then
+	tap_ok "jobs: every guest half is a script of jobs/guest/"
+else
+	tap_not_ok "jobs: every guest half is a script of jobs/guest/"
+	printf '%s\n' "$problems" | sed 's/^/# /'
 fi
 
 if out=$(module/build.sh headers 2>&1); then
