@@ -28,7 +28,7 @@ page_matrix() {
 	"$gupctl" report --md docs/matrix.md --svg docs/matrix.svg --policies docs/policies.md \
 		--learned docs/matrix-learned.md "$1" || [ $? -eq 1 ] ||
 		die "gupctl report failed on $1"
-	"$gupctl" longterm report --md docs/longterm.md "$1" ||
+	"$gupctl" longterm report --md docs/longterm.md --policies docs/policies.md "$1" ||
 		die "gupctl longterm report failed on $1"
 }
 

@@ -19,6 +19,7 @@
 #include "lib/gupdev.h"
 #include "lib/util.h"
 #include "model/cell.h"
+#include "model/iouring.h"
 
 #define W	GUP_PIN_FLAG_WRITE
 #define L	GUP_PIN_FLAG_LONGTERM
@@ -343,16 +344,6 @@ static void why(struct consumer_expectation *e, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(e->reason + n, sizeof(e->reason) - n, fmt, ap);
 	va_end(ap);
-}
-
-const char *const iouring_61_check =
-	"then io_uring's own check: a file VMA neither shmem nor hugetlbfs is -EOPNOTSUPP (6.1: io_uring/rsrc.c:1011-1022), MAP_PRIVATE too; the pages are unpinned";
-
-bool iouring_61_refuses(enum cell_backing b)
-{
-	const struct backing_spec *bs = backing_spec(b);
-
-	return bs->kind == TARGET_FILE && bs->fs_magic != TMPFS_MAGIC;
 }
 
 /* What each view of the page reads back, given the call's outcome. */

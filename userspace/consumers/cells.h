@@ -169,12 +169,4 @@ void consumer_pattern(unsigned int index, bool new, char *buf, size_t len);
 /* The marker step on /dev/kmsg (gupctl.h, kmsg_mark()). */
 #define CONS_MARK_STEP		"consumers"
 
-/*
- * io_uring 6.1's own check after its pin (gupctl consumers and gupctl
- * longterm model it here only): does it refuse memory of @b (a file VMA
- * neither shmem nor hugetlbfs), and the reason, with its citation.
- */
-bool iouring_61_refuses(enum cell_backing b);
-extern const char *const iouring_61_check;
-
 #endif /* CONSUMERS_H */

@@ -25,7 +25,6 @@
 #include "lib/jsonfile.h"
 #include "lib/options.h"
 #include "lib/util.h"
-#include "matrix/json.h"
 #include "model/cell.h"
 
 

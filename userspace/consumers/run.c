@@ -33,7 +33,6 @@
 #include "lib/jsonfile.h"
 #include "lib/kmsg.h"
 #include "lib/util.h"
-#include "matrix/json.h"
 #include "model/cell.h"
 
 #define CHILD_TIMEOUT_S	30

@@ -49,7 +49,6 @@
 #include "lib/mounts.h"
 #include "lib/options.h"
 #include "lib/util.h"
-#include "matrix/json.h"
 #include "model/cell.h"
 
 #define FZ_MIN(a, b)		((a) < (b) ? (a) : (b))

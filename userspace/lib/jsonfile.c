@@ -70,3 +70,21 @@ json_t *jsonfile_read_object(const char *path, const char *cmd)
 	}
 	return doc;
 }
+
+void run_json_sources(json_t *run, char *buf, size_t size)
+{
+	json_t *pkgs = json_object_get(run, "source_packages"), *p;
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(pkgs, i, p) {
+		const char *name = json_string_value(json_object_get(p, "name"));
+		const char *ver = json_string_value(json_object_get(p, "version"));
+
+		if (n < size)
+			n += snprintf(buf + n, size - n, "%s%s %s", n ? ", " : "",
+				      name ?: "?", ver ?: "?");
+	}
+	if (!buf[0])
+		snprintf(buf, size, "?");
+}

@@ -22,4 +22,11 @@ json_t *jsonfile_read(const char *path, const char *cmd);
 /* The same for a file that must hold one JSON object. */
 json_t *jsonfile_read_object(const char *path, const char *cmd);
 
+/*
+ * A job's run.json: its kernel source packages ("source_packages", one per
+ * source version the flavours were built from) as "NAME VERSION, ..." in
+ * @buf; "?" if it names none.
+ */
+void run_json_sources(json_t *run, char *buf, size_t size);
+
 #endif /* LIB_JSONFILE_H */

@@ -24,7 +24,6 @@
 #include "lib/util.h"
 #include "longterm/judge.h"
 #include "longterm/predict.h"
-#include "matrix/json.h"
 #include "model/cell.h"
 
 /* Console markers the guest writes around the run (jobs/matrix.sh). */
@@ -33,7 +32,7 @@
 
 struct lt_opts {
 	const char *flavour, *policy, *kdir, *hugetlb;
-	const char *ktap, *json, *reports, *console, *md;
+	const char *ktap, *json, *reports, *console, *md, *policies;
 	int status;			/* the suite's exit status, -1: not given */
 	const char *status_str;
 };
@@ -59,7 +58,7 @@ struct lt_run {
 static const char * const longterm_usage[] = {
 	"gupctl longterm expect --policy P --kernel-dir DIR [--hugetlb FILE]",
 	"gupctl longterm judge --policy P --kernel-dir DIR --ktap FILE [--json FILE] [OPTIONS]",
-	"gupctl longterm report --md FILE RESULTS_DIR",
+	"gupctl longterm report --md FILE [--policies FILE] RESULTS_DIR",
 	"",
 	"The mm selftests' gup_longterm (6.12), predicted from the flavour's GUP policy",
 	"and judged (docs/longterm-guide.md).",
@@ -537,7 +536,8 @@ static void free_cols(struct lt_col *cols, unsigned int nc)
 	}
 }
 
-void longterm_policies_section(FILE *f, const char *dir)
+/* docs/policies.md's section: the verdicts per flavour, appended. */
+static void longterm_policies_section(FILE *f, const char *dir)
 {
 	struct lt_col cols[LT_MAX_FLAVOURS];
 	unsigned int nc;
@@ -608,11 +608,30 @@ static void write_md(FILE *f, const char *dir, struct lt_col *cols, unsigned int
 	}
 }
 
+/* longterm_policies_section() at the end of @path. */
+static int append_policies_section(const char *path, const char *dir)
+{
+	FILE *f = fopen(path, "ae");
+
+	if (!f) {
+		fprintf(stderr, "gupctl longterm report: --policies %s: %s\n", path, strerror(errno));
+		return GUPCTL_EXIT_USAGE;
+	}
+	longterm_policies_section(f, dir);
+	if (fclose(f)) {
+		fprintf(stderr, "gupctl longterm report: writing %s: %s\n", path, strerror(errno));
+		return GUPCTL_EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int cmd_report_md(int argc, char **argv)
 {
 	struct lt_opts o = { .status = -1 };
 	const struct gopt opts[] = {
 		GOPT_STRING(0, "md", &o.md, "FILE", "write the page (docs/longterm.md) to FILE"),
+		GOPT_STRING(0, "policies", &o.policies, "FILE",
+			    "append the verdicts per flavour to FILE (docs/policies.md, from gupctl report)"),
 		GOPT_END()
 	};
 	struct lt_col cols[LT_MAX_FLAVOURS];
@@ -645,26 +664,25 @@ static int cmd_report_md(int argc, char **argv)
 		}
 	}
 	free_cols(cols, nc);
+	if (!ret && o.policies)
+		ret = append_policies_section(o.policies, argv[argi]);
 	return ret;
 }
 
 int cmd_longterm(int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		int (*run)(int argc, char **argv);
-	} sub[] = {
-		{ "expect", cmd_expect },
-		{ "judge", cmd_judge },
-		{ "report", cmd_report_md },
+	static const struct gopt_cmd sub[] = {
+		GOPT_CMD("expect", cmd_expect, "each test's prediction"),
+		GOPT_CMD("judge", cmd_judge, "a flavour's verdicts against the predictions"),
+		GOPT_CMD("report", cmd_report_md, "the page of a matrix run"),
+		GOPT_CMD_END()
 	};
 	const struct gopt opts[] = { GOPT_END() };
-	size_t i;
 	int ret, argi;
 
-	for (i = 0; argc > 1 && i < ARRAY_SIZE(sub); i++)
-		if (!strcmp(argv[1], sub[i].name))
-			return sub[i].run(argc - 1, argv + 1);
+	ret = gopt_cmd_run("longterm", sub, argc - 1, argv + 1);
+	if (ret != GOPT_CMD_NONE)
+		return ret;
 	ret = gopt_parse("longterm", argc, argv, opts, longterm_usage, &argi);
 	if (ret)
 		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;

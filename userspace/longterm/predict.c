@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "consumers/cells.h"
 #include "gup_pin_test.h"
 #include "lib/gupdev.h"
 #include "lib/util.h"
 #include "longterm/predict.h"
 #include "model/cell.h"
+#include "model/iouring.h"
 
 
 const struct lt_case lt_cases[LT_NR_CASES] = {

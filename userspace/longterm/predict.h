@@ -119,10 +119,4 @@ bool lt_agrees(const struct lt_prediction *p, enum lt_verdict m);
 int lt_kernel_load(struct lt_kernel *k, const char *policy, const char *kdir,
 		   const char *hugetlb, char *why, size_t size);
 
-/*
- * docs/policies.md's section: the verdicts per flavour of the matrix run in
- * @dir (NULL: none), and where the rest is (docs/longterm.md).
- */
-void longterm_policies_section(FILE *f, const char *dir);
-
 #endif /* LONGTERM_H */

@@ -604,21 +604,3 @@ json_t *matrix_json_summary(const struct mflavour *fl)
 			 "series_findings", fl->nr_series,
 			 "passed", !matrix_flavour_failed(fl));
 }
-
-void run_json_sources(json_t *run, char *buf, size_t size)
-{
-	json_t *pkgs = json_object_get(run, "source_packages"), *p;
-	size_t i, n = 0;
-
-	buf[0] = '\0';
-	json_array_foreach(pkgs, i, p) {
-		const char *name = json_string_value(json_object_get(p, "name"));
-		const char *ver = json_string_value(json_object_get(p, "version"));
-
-		if (n < size)
-			n += snprintf(buf + n, size - n, "%s%s %s", n ? ", " : "",
-				      name ?: "?", ver ?: "?");
-	}
-	if (!buf[0])
-		snprintf(buf, size, "?");
-}

@@ -103,11 +103,5 @@ bool matrix_flavour_failed(const struct mflavour *fl);
 /* The counts, for the document's "summary". */
 json_t *matrix_json_summary(const struct mflavour *fl);
 
-/*
- * A job's run.json: its kernel source packages ("source_packages", one per
- * source version the flavours were built from) as "NAME VERSION, ..." in
- * @buf; "?" if it names none.
- */
-void run_json_sources(json_t *run, char *buf, size_t size);
 
 #endif /* MATRIX_JSON_H */

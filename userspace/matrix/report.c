@@ -19,7 +19,6 @@
 #include "lib/kmsg.h"
 #include "lib/options.h"
 #include "lib/util.h"
-#include "longterm/predict.h"
 #include "matrix/collect.h"
 #include "matrix/json.h"
 #include "matrix/report.h"
@@ -1260,7 +1259,6 @@ static void write_policies(const struct report *r, FILE *f)
 	for (i = 0; i < r->nr_fl && n < ARRAY_SIZE(fl); i++)
 		fl[n++] = &r->fl[i];
 	write_policies_md(fl, n, r->dir ?: "the FLAVOUR.json files given", f);
-	longterm_policies_section(f, r->dir);
 }
 
 /* Load FLAVOUR.json @path as the next flavour. */

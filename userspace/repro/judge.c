@@ -28,7 +28,6 @@
 #include "console/kreports.h"
 #include "lib/jsonfile.h"
 #include "lib/util.h"
-#include "matrix/json.h"
 #include "model/cell.h"
 #include "repro/cells.h"
 

@@ -16,7 +16,6 @@
 #include "lib/gupdev.h"
 #include "lib/jsonfile.h"
 #include "lib/util.h"
-#include "matrix/json.h"
 #include "model/cell.h"
 #include "repro/cells.h"
 
