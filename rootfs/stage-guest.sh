@@ -34,8 +34,8 @@ key=$flavour-$({
 	echo "$lt_pkg $(source_pkg_version "$lt_pkg")"
 	gcc --version | head -1
 	dpkg-query -W liburing-dev 2>/dev/null || true
-	hash_inputs "$0" "$LAB_ROOT"/tests/guest/*.c "$LAB_ROOT"/userspace/*.h \
-		"$LAB_ROOT/userspace/gupdev.c" "$LAB_ROOT/userspace/target.c" \
+	hash_inputs "$0" "$LAB_ROOT"/tests/guest/*.c "$LAB_ROOT"/userspace/lib/*.h \
+		"$LAB_ROOT/userspace/lib/gupdev.c" "$LAB_ROOT/userspace/lib/target.c" \
 		"$LAB_ROOT"/module/uapi/*.h
 } | sha256sum | cut -c1-16)
 cached=$LAB_CACHE/stage/$key
@@ -45,7 +45,7 @@ if [ ! -f "$cached/.complete" ]; then
 	trap 'rm -rf "$out" "${lt_cfg:-}"' EXIT
 	mkdir -p "$out/bin"
 	# Guest tests: on the kernel's kselftest_harness.h, through gupctl's own
-	# device and memory wrappers (userspace/gupdev.c, userspace/target.c).
+	# device and memory wrappers (userspace/lib/gupdev.c, lib/target.c).
 	# -Wno-clobbered: 6.12's harness keeps a local across its own setjmp()
 	# (__TEST_F_IMPL's "child", kselftest_harness.h:419), which -Wextra flags.
 	for test_c in "$LAB_ROOT"/tests/guest/*.c; do
@@ -53,7 +53,7 @@ if [ ! -f "$cached/.complete" ]; then
 		gcc -O2 -Wall -Wextra -Werror -Wno-clobbered -static -pthread \
 			-I"$LAB_ROOT/module/uapi" -I"$src/tools/testing/selftests" \
 			-I"$LAB_ROOT/userspace" -o "$out/bin/$(basename "$test_c" .c)" \
-			"$test_c" "$LAB_ROOT/userspace/gupdev.c" "$LAB_ROOT/userspace/target.c"
+			"$test_c" "$LAB_ROOT/userspace/lib/gupdev.c" "$LAB_ROOT/userspace/lib/target.c"
 	done
 	# The kernel's own gup_test user tool, from this flavour's tree, for the
 	# matrix's cross-check (never committed: built at run time).  Between 6.1
