@@ -114,9 +114,10 @@ work=$(mktemp -d "$LAB_CACHE/runs/repro-$(date +%Y%m%d-%H%M%S).XXXX")
 # here (jobs/guest/repro.sh writes them; to be replaced by a C parser).
 # repro_console_slices CONSOLE SUFFIX DIR TAIL NAME...: one boot's console
 # cut into its cells' slices by its markers, in the format of every job
-# (gupctl's matrix_mark()): "gup-lab: repro cell N" before the
-# boot's cell N (1-based, in the order the boot ran them) and "gup-lab:
-# repro end" after its last cell.
+# (userspace/lib/kmsg.h's kmsg_mark(); gupctl reads the others' with
+# userspace/console/markers.h): "gup-lab: repro cell N" before the boot's
+# cell N (1-based, in the order the boot ran them) and "gup-lab: repro
+# end" after its last cell.
 #   In:  CONSOLE, the boot's console as saved (console.log) or symbolised
 #        (console.decoded: the same lines, the marker lines unchanged);
 #        NAME..., the boot's cells' names in the order it ran them: marker

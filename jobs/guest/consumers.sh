@@ -2,7 +2,7 @@
 # The guest half of `make consumers` (jobs/consumers.sh), run in the guest
 # as `bash /lab/guest/consumers.sh`.  One step: `gupctl consumers run`, the
 # kernel's own GUP users on every backing and page state, a marker per cell
-# on /dev/kmsg ("gup-lab: consumers cell N", gupctl's matrix_mark()), the
+# on /dev/kmsg ("gup-lab: consumers cell N", gupctl's kmsg_mark()), the
 # measurements to /lab/out/consumers.json, its log to
 # /lab/out/consumers.log and to the console.  No module: the interfaces
 # are the kernel's.

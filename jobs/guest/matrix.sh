@@ -3,7 +3,7 @@
 # `bash /lab/guest/matrix.sh`.  Steps:
 #   1. load gup_pin_test.ko;
 #   2. gupctl matrix: a marker per cell on /dev/kmsg ("gup-lab: matrix
-#      cell N", gupctl's matrix_mark()), the KTAP to /lab/out/matrix.ktap
+#      cell N", gupctl's kmsg_mark()), the KTAP to /lab/out/matrix.ktap
 #      (the console keeps the markers), the cells to /lab/out/matrix.json;
 #   3. gupctl xcheck: the kernel's own gup_test against that JSON;
 #   4. rmmod;

@@ -15,7 +15,7 @@
 #      status to /lab/out/NAME.status, then a sync, so that the writeback
 #      of what it left dirty is printed before the next marker;
 #   4. the marker "gup-lab: repro end" (what follows is the shutdown's).
-# The markers are the matrix's format (gupctl's matrix_mark()):
+# The markers are the matrix's format (gupctl's kmsg_mark()):
 # the host slices the console by them (jobs/repro.sh, repro_console_slices).
 # Input: /lab/repro.cells, written by jobs/repro.sh for this boot, one line
 # per cell: its NAME (a file name: `gupctl repro cells`' "file"), then
