@@ -10,6 +10,11 @@ LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LAB_CACHE=${GUP_LAB_CACHE:-/var/cache/gup-lab}
 # The default source package; a flavour names its own (patches/flavours).
 LAB_SOURCE_PKG=linux-source-6.1
+# The flavour table.  GUP_LAB_FLAVOURS names another, in the same format:
+# a test mislabels a flavour with it (tests/lab/30-matrix.sh).  What it
+# changes is not hashed into a kernel's key (flavour_key hashes the series
+# and the source it names), so a relabelled flavour boots the same kernel.
+LAB_FLAVOURS=${GUP_LAB_FLAVOURS:-$LAB_ROOT/patches/flavours}
 
 die() {
 	echo "gup-lab: $*" >&2
@@ -64,8 +69,8 @@ flavour_field() {
 	local base
 	base=$(flavour_base "$1")
 	awk -v f="$base" -v c="$2" '!/^#/ && $1 == f { print $c; found = 1 }
-		END { exit !found }' "$LAB_ROOT/patches/flavours" ||
-		die "unknown flavour '$base' (see patches/flavours)"
+		END { exit !found }' "$LAB_FLAVOURS" ||
+		die "unknown flavour '$base' (see ${LAB_FLAVOURS#"$LAB_ROOT"/})"
 }
 
 # flavour_source_pkg NAME: the Debian package holding its kernel source.
@@ -98,7 +103,7 @@ flavour_series() {
 }
 
 all_flavours() {
-	awk '!/^#/ && NF { print $1 }' "$LAB_ROOT/patches/flavours"
+	awk '!/^#/ && NF { print $1 }' "$LAB_FLAVOURS"
 }
 
 # flavour_key NAME: hash of every input of the flavour's kernel build: the

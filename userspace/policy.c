@@ -472,65 +472,6 @@ static const struct {
 	{ "mainline", expect_mainline, "6.12" },
 };
 
-/*
- * The policies model 6.1.192's code and, for mainline, 6.12.118's.  The
- * lab tells each guest its flavour's policy (GUP_LAB_POLICY, from
- * patches/flavours).  Otherwise: a 6.12 kernel is mainline (no series is
- * built on 6.12); on 6.1 the kernel's symbols: only gup-v1's kernel has
- * the flag the driver reports (GUP_PIN_FEATURE_ALLOW_BROKEN); v7 and v9
- * add vma_needs_dirty_tracking() (mm/mmap.c, global), v9
- * folio_fast_pin_allowed().
- */
-const char *policy_detect(char *why, size_t size)
-{
-	const char *env = getenv("GUP_LAB_POLICY");
-	struct gupdev dev;
-	struct utsname u;
-	size_t i;
-	bool v1;
-	int has;
-
-	for (i = 0; env && i < sizeof(policies) / sizeof(policies[0]); i++) {
-		if (!strcmp(env, policies[i].name)) {
-			snprintf(why, size, "GUP_LAB_POLICY=%s (the lab's flavour table)", env);
-			return policies[i].name;
-		}
-	}
-	if (uname(&u) == 0 && !strncmp(u.release, "6.12.", 5)) {
-		snprintf(why, size, "kernel %.40s: the lab's 6.12 kernel is mainline, no series",
-			 u.release);
-		return "mainline";
-	}
-	if (uname(&u) == 0 && strncmp(u.release, "6.1.", 4)) {
-		snprintf(why, size, "kernel %.40s: the policies model 6.1 and 6.12 only",
-			 u.release);
-		return NULL;
-	}
-	has = gup_policy_symbols();
-	if (has < 0) {
-		snprintf(why, size, "/proc/kallsyms unreadable: %s",
-			 errno_name(has));
-		return NULL;
-	}
-	if (has & GUP_SYM_FAST_PIN_ALLOWED) {
-		snprintf(why, size, "folio_fast_pin_allowed in /proc/kallsyms");
-		return "v9";
-	}
-	if (has & GUP_SYM_DIRTY_TRACKING) {
-		snprintf(why, size, "vma_needs_dirty_tracking, not folio_fast_pin_allowed, in /proc/kallsyms");
-		return "v7";
-	}
-	if (gupdev_open(&dev)) {
-		snprintf(why, size, "no vma_needs_dirty_tracking; /dev/gup_test does not answer, so v1 cannot be told from stock");
-		return NULL;
-	}
-	v1 = dev.ver.features & GUP_PIN_FEATURE_ALLOW_BROKEN;
-	gupdev_close(&dev);
-	snprintf(why, size, "no vma_needs_dirty_tracking in /proc/kallsyms; /dev/gup_test reports %sFOLL_ALLOW_BROKEN_FILE_MAPPING",
-		 v1 ? "" : "no ");
-	return v1 ? "v1" : "stock";
-}
-
 static bool backing_is(const struct backing_spec *b, const struct target *t)
 {
 	const struct target_spec *s = &t->spec;

@@ -129,11 +129,6 @@ struct backing_spec {
 const struct backing_spec *backing_spec(enum cell_backing backing);
 enum target_prefault state_prefault(enum cell_state state);
 /*
- * The policy the running kernel implements ("stock", "v1", "v7", "v9"), or
- * NULL if unknown; @why says how it was decided (or why it is unknown).
- */
-const char *policy_detect(char *why, size_t size);
-/*
  * gupctl pin: the matrix cell a pin of @t with @method and @flags
  * (GUP_PIN_FLAG_*) is an instance of, for each of its pages.  0, or
  * -ENOENT when no cell models it, with the reason in *@why.

@@ -59,6 +59,7 @@ facts() {
 			(.expected.reason | startswith($r)))] | length),
 		summary: (.summary | [.cells, .mismatches, .unexpected_kernel_reports,
 			.xcheck_disagree, .passed]),
+		kernel_policy: "\(.kernel_policy.name // "none") (\(.kernel_policy.evidence // "not read"))",
 		verdict: .kernel_verdict,
 		want_verdict: (if .summary.expected_kernel_reports > 0 then "warning" else "clean" end),
 		warn_cells: ([.cells[] | select(.expected.kernel_report != null and
@@ -98,6 +99,9 @@ for f in $(all_flavours); do
 	nq=${left_out[$(flavour_field "$f" 3)]}
 	tap_is "$(fact .left_out)" "$nq" \
 		"$f: the $nq cells gupctl matrix --expect --quick leaves out are not run, and say why"
+	kp=$(fact .kernel_policy)
+	tap_is "${kp%% *}" "$(flavour_field "$f" 3)" \
+		"$f: the kernel's own GUP policy, read in the guest, is patches/flavours' ($kp)"
 	tap_is "$(fact '.summary | tojson')" "[$n,0,0,0,true]" \
 		"$f: summary: every cell, 0 mismatches, 0 unexpected kernel reports, gup_test agrees, passed"
 	fact '.diag[]?'
@@ -140,5 +144,20 @@ for f in $(all_flavours); do
 		"$f: every gup_longterm verdict is the one the policy predicts"
 	jq -r '.findings[] | select(.kind != "suite") | "#   \(.kind): \(.text)"' "$lt" 2>/dev/null | sed -n 1,10p
 done
+
+# A mislabelled flavour fails: a table that says gup-v7 is v9 (its kernel,
+# the same cached one, is v7: model/detect.c reads vma_needs_dirty_tracking
+# without folio_fast_pin_allowed).  The job must fail it and say why.
+awk '$1 == "gup-v7" { $3 = "v9" } 1' "$LAB_FLAVOURS" >"$work/flavours"
+set +e
+GUP_LAB_FLAVOURS=$work/flavours jobs/matrix.sh --quick --results "$work/mislabelled" gup-v7 \
+	>"$work/mislabelled.out" 2>"$work/mislabelled.err"
+status=$?
+set -e
+tap_is "$status" 1 "a mislabelled flavour (the table says gup-v7 is v9): jobs/matrix.sh exits 1"
+tap_like "$(cat "$work/mislabelled.out")" \
+	"mislabelled: the flavour table says its GUP policy is v9, but the kernel's is v7 \\(release 6\\.1\\.[0-9]+.*vma_needs_dirty_tracking" \
+	"a mislabelled flavour: the job says the table's policy, the kernel's and its evidence"
+[ "$status" -eq 1 ] || tail -20 "$work/mislabelled.out" | sed 's/^/#   /'
 
 tap_done

@@ -46,10 +46,12 @@
 #include "fuzz/run.h"
 #include "lib/gupdev.h"
 #include "lib/jsonfile.h"
+#include "lib/kernel.h"
 #include "lib/mounts.h"
 #include "lib/options.h"
 #include "lib/util.h"
 #include "model/cell.h"
+#include "model/detect.h"
 
 #define FZ_MIN(a, b)		((a) < (b) ? (a) : (b))
 
@@ -3151,7 +3153,8 @@ int cmd_fuzz(int argc, char **argv)
 		GOPT_END()
 	};
 	struct gupdev dev;
-	char why[160];
+	struct kernel_facts kf;
+	char why[256];
 	int ret, argi;
 
 	ret = gopt_parse("fuzz", argc, argv, opts, usage, &argi);
@@ -3165,7 +3168,8 @@ int cmd_fuzz(int argc, char **argv)
 		return usage_error("fuzz", "--threads must be 1-64, not %u", g.threads);
 	g.verbose = verbose;
 	if (!policy) {
-		policy = policy_detect(why, sizeof(why));
+		kernel_facts_read(&kf);
+		policy = policy_detect(&kf, why, sizeof(why));
 		if (!policy)
 			return usage_error("fuzz", "cannot tell the kernel's GUP policy (%s): give --policy (%s)",
 					   why, policy_names());

@@ -156,33 +156,6 @@ ssize_t gupdev_debugfs_read(const char *name, char *buf, size_t size)
 	return n;
 }
 
-int gup_policy_symbols(void)
-{
-	static const struct {
-		const char *name;
-		int bit;
-	} syms[] = {
-		{ "vma_needs_dirty_tracking", GUP_SYM_DIRTY_TRACKING },
-		{ "folio_fast_pin_allowed", GUP_SYM_FAST_PIN_ALLOWED },
-	};
-	char line[512], sym[256];
-	FILE *f = fopen("/proc/kallsyms", "re");
-	int found = 0;
-	size_t i;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %*s %255s", sym) != 1)
-			continue;
-		for (i = 0; i < sizeof(syms) / sizeof(syms[0]); i++)
-			if (!strcmp(sym, syms[i].name))
-				found |= syms[i].bit;
-	}
-	fclose(f);
-	return found;
-}
-
 #define E(x)	{ x, #x }
 static const struct {
 	int err;

@@ -72,14 +72,6 @@ int gupdev_debugfs_probe(void);
 /* Read file @name of the module's directory into @buf, NUL terminated. */
 ssize_t gupdev_debugfs_read(const char *name, char *buf, size_t size);
 
-/*
- * Which symbols of the GUP series are in /proc/kallsyms: a mask of
- * GUP_SYM_*, or -errno when /proc/kallsyms could not be read.
- */
-#define GUP_SYM_DIRTY_TRACKING		0x1	/* vma_needs_dirty_tracking: v7, v9 */
-#define GUP_SYM_FAST_PIN_ALLOWED	0x2	/* folio_fast_pin_allowed: v9 */
-int gup_policy_symbols(void);
-
 /* Names.  errno_name() takes err or -err and never returns NULL. */
 const char *errno_name(int err);
 const char *gup_method_name(unsigned int method);	/* NULL if invalid */

@@ -229,6 +229,10 @@ static void print_problems(const struct collect_opts *o, const struct mflavour *
 	unsigned int idx, n = 0;
 	size_t i;
 
+	if (matrix_flavour_mislabelled(fl))
+		problem(&n, "mislabelled: the flavour table says its GUP policy is %s, but the kernel's is %s (%s)",
+			fl->policy, fl->kernel_policy ?: "none the lab models",
+			fl->kernel_policy_why);
 	for (idx = 0; idx < MATRIX_NR_CELLS; idx++) {
 		const struct mcell *c = &fl->cells[idx];
 
@@ -330,6 +334,9 @@ int matrix_collect(const struct collect_opts *o)
 	/* make check's subset (gupctl matrix --quick), said where it is read */
 	if (doc)
 		json_object_set_new(doc, "quick", json_boolean(m->quick));
+	/* the guest's reading of its kernel, for matrix_flavour_mislabelled() */
+	if (doc && m->doc && json_object_get(m->doc, "kernel_policy"))
+		json_object_set(doc, "kernel_policy", json_object_get(m->doc, "kernel_policy"));
 	/* Read back what we wrote: checked, and counted for the summary. */
 	ret = doc ? matrix_json_parse(doc, o->out, fl, "report") :
 		    collect_error(NULL, "out of memory (ENOMEM)");

@@ -528,6 +528,23 @@ static int parse_reports(struct jreader *r, json_t *a, struct mflavour *fl)
 	return 0;
 }
 
+/* "kernel_policy": {"name": POLICY or null, "evidence": TEXT}, optional. */
+static int parse_kernel_policy(struct jreader *r, json_t *kp, struct mflavour *fl)
+{
+	int ret;
+
+	if (!kp)
+		return 0;
+	if (!json_is_object(kp))
+		return jerr(r, "\"kernel_policy\" is not an object");
+	snprintf(r->where, sizeof(r->where), "kernel_policy");
+	ret = get_str(r, kp, "name", true, &fl->kernel_policy) ?:
+	      get_str(r, kp, "evidence", false, &fl->kernel_policy_why);
+	r->where[0] = '\0';
+	fl->kernel_policy_read = !ret;
+	return ret;
+}
+
 int matrix_json_parse(json_t *doc, const char *path, struct mflavour *fl,
 		      const char *cmd)
 {
@@ -548,6 +565,9 @@ int matrix_json_parse(json_t *doc, const char *path, struct mflavour *fl,
 	if (!matrix_valid_flavour(fl->name))
 		return jerr(&r, "bad flavour '%s'", fl->name);
 	fl->quick = json_is_true(json_object_get(doc, "quick"));
+	ret = parse_kernel_policy(&r, json_object_get(doc, "kernel_policy"), fl);
+	if (ret)
+		return ret;
 	if (!json_is_object(wall))
 		return jerr(&r, "\"wall_seconds\" is not an object");
 	snprintf(r.where, sizeof(r.where), "wall_seconds");
@@ -587,7 +607,14 @@ bool matrix_flavour_failed(const struct mflavour *fl)
 			  (!strcmp(fl->verdict, "warning") && !fl->nr_unexpected);
 
 	return fl->nr_present != MATRIX_NR_CELLS || fl->nr_mismatch ||
-	       fl->xcheck_disagree > 0 || fl->nr_unexpected || !verdict_ok;
+	       fl->xcheck_disagree > 0 || fl->nr_unexpected || !verdict_ok ||
+	       matrix_flavour_mislabelled(fl);
+}
+
+bool matrix_flavour_mislabelled(const struct mflavour *fl)
+{
+	return fl->kernel_policy_read &&
+	       (!fl->kernel_policy || strcmp(fl->kernel_policy, fl->policy));
 }
 
 json_t *matrix_json_summary(const struct mflavour *fl)

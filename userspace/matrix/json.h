@@ -60,6 +60,13 @@ struct mflavour {
 	const char *name, *policy, *kernel, *verdict;	/* verdict: NULL */
 	double wall_matrix, wall_boot;	/* seconds, < 0: not known */
 	bool quick;			/* gupctl matrix --quick ran (absent: false) */
+	/*
+	 * The kernel's GUP policy as the guest detected it (model/detect.h):
+	 * kernel_policy_read false if the document has none (older ones);
+	 * kernel_policy NULL if the kernel showed none.
+	 */
+	bool kernel_policy_read;
+	const char *kernel_policy, *kernel_policy_why;
 	unsigned int nr_present, nr_run, nr_not_applicable, nr_mismatch;
 	struct mcell cells[MATRIX_NR_CELLS];
 	/* FLAVOUR.json only (absent: xcheck_nr < 0, no reports) */
@@ -100,6 +107,8 @@ void matrix_json_free(struct mflavour *fl);
  * expected WARNINGs?
  */
 bool matrix_flavour_failed(const struct mflavour *fl);
+/* Is the kernel's detected policy not the document's (the flavour table's)? */
+bool matrix_flavour_mislabelled(const struct mflavour *fl);
 /* The counts, for the document's "summary". */
 json_t *matrix_json_summary(const struct mflavour *fl);
 

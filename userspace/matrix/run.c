@@ -20,6 +20,7 @@
 
 #include "lib/gupdev.h"
 #include "lib/jsonfile.h"
+#include "lib/kernel.h"
 #include "lib/kmsg.h"
 #include "lib/options.h"
 #include "lib/target.h"
@@ -28,6 +29,7 @@
 #include "matrix/json.h"
 #include "matrix/run.h"
 #include "model/cell.h"
+#include "model/detect.h"
 #include "policy.h"
 
 #define MATRIX_FILL_BYTE	0x5a	/* what a cell's file is filled with */
@@ -118,10 +120,12 @@ struct matrix_run {
 	const struct matrix_opts *o;
 	struct gupdev dev;
 	char kernel[sizeof(((struct utsname *)0)->release)];
+	const char *kernel_policy;	/* policy_detect()'s, NULL: none */
+	char kernel_policy_why[256];	/* its evidence */
 	size_t page;
 	char *fill;			/* one page of MATRIX_FILL_BYTE */
 	FILE *json;			/* --json, opened before the run */
-	bool marks;			/* markers reach /dev/kmsg */
+	struct kmsg_marker marks;	/* the cells' markers on /dev/kmsg */
 	struct cell_result *res;	/* MATRIX_NR_CELLS */
 	unsigned int nr_ok, nr_mismatch, nr_setup_failed, nr_unpin_failed,
 		     nr_skipped;
@@ -386,20 +390,6 @@ static void cell_report(struct matrix_run *r, unsigned int n,
 }
 
 /* The cell's marker on the console; the first failure turns them off. */
-static void mark(struct matrix_run *r, int n)
-{
-	int ret;
-
-	if (!r->marks)
-		return;
-	ret = kmsg_mark("matrix", n);
-	if (ret) {
-		printf("# no kernel markers: /dev/kmsg: %s (%s)\n",
-		       errno_name(ret), strerror(-ret));
-		r->marks = false;
-	}
-}
-
 /*
  * The policy's answer for a cell, as the matrix runs it: an answer decided
  * by the method and flags alone (the same WARN for every backing) runs
@@ -462,7 +452,7 @@ static void run_cell(struct matrix_run *r, unsigned int n)
 		cell_report(r, n, res, NULL);
 		return;
 	}
-	mark(r, n);
+	kmsg_marker_mark(&r->marks, n);
 
 	ret = cell_setup(r, n, &res->cell, &ct);
 	if (ret) {
@@ -518,9 +508,11 @@ static int write_json(struct matrix_run *r)
 		cell_record(&r->res[n], &mc);
 		json_array_append_new(cells, matrix_json_cell(n, &mc));
 	}
-	doc = json_pack("{s:s, s:s, s:s, s:s, s:b, s:{s:f}, s:o}", "job", "matrix",
+	doc = json_pack("{s:s, s:s, s:s, s:s, s:{s:s?, s:s}, s:b, s:{s:f}, s:o}", "job", "matrix",
 			"flavour", r->o->flavour, "policy", r->o->policy,
-			"kernel_release", r->kernel, "quick", r->o->quick,
+			"kernel_release", r->kernel,
+			"kernel_policy", "name", r->kernel_policy,
+			"evidence", r->kernel_policy_why, "quick", r->o->quick,
 			"wall_seconds", "matrix", r->wall, "cells", cells);
 	ret = jsonfile_dump(doc, r->json, r->o->json, "matrix");
 	r->json = NULL;
@@ -555,24 +547,24 @@ static int check_dirs(const struct matrix_opts *o)
 	return 0;
 }
 
-/* The running kernel's GUP policy (policy.c), for the KTAP header. */
-static void print_kernel_policy(const struct matrix_opts *o)
+/*
+ * The running kernel's GUP policy, read from the kernel (model/detect.c),
+ * for the KTAP header and the document: the host compares it with the
+ * flavour table's (gupctl report --collect), which fails a mislabelled
+ * flavour.
+ */
+static void detect_kernel_policy(struct matrix_run *r)
 {
-	char why[128];
-	const char *kernel = policy_detect(why, sizeof(why));
+	struct kernel_facts kf;
 
-	printf("# kernel GUP policy: %s (%s)\n", kernel ?: "unknown", why);
-	if (kernel && strcmp(kernel, o->policy))
-		printf("# note: --policy %s, but the kernel's is %s: expect mismatches\n",
-		       o->policy, kernel);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	kernel_facts_read(&kf);
+	r->kernel_policy = policy_detect(&kf, r->kernel_policy_why,
+					 sizeof(r->kernel_policy_why));
+	printf("# kernel GUP policy: %s (%s)\n", r->kernel_policy ?: "unknown",
+	       r->kernel_policy_why);
+	if (!r->kernel_policy || strcmp(r->kernel_policy, r->o->policy))
+		printf("# --policy %s is not the kernel's (%s): a mislabelled flavour, expect mismatches\n",
+		       r->o->policy, r->kernel_policy ?: "unknown");
 }
 
 static int run_matrix(struct matrix_run *r)
@@ -585,18 +577,18 @@ static int run_matrix(struct matrix_run *r)
 	printf("# gup-lab matrix flavour=%s policy=%s kernel=%s\n",
 	       r->o->flavour, r->o->policy, r->kernel);
 	printf("1..%u\n", MATRIX_NR_CELLS);
-	print_kernel_policy(r->o);
+	detect_kernel_policy(r);
 	printf("# dirs: ext4 %s, tmpfs %s, ramfs %s\n", r->o->dir[MATRIX_DIR_EXT4],
 	       r->o->dir[MATRIX_DIR_TMPFS], r->o->dir[MATRIX_DIR_RAMFS]);
 	if (r->o->quick)
 		printf("# quick: only the backings of make check's subset run; the others are skipped as not run (make matrix runs them)\n");
 	fflush(stdout);
 
-	start = now();
+	start = now_seconds();
 	for (n = 0; n < MATRIX_NR_CELLS; n++)
 		run_cell(r, n);
-	r->wall = now() - start;
-	mark(r, KMSG_MARK_END);
+	r->wall = now_seconds() - start;
+	kmsg_marker_mark(&r->marks, KMSG_MARK_END);
 
 	printf("# matrix: %u cells: %u as expected, %u mismatches, %u setup failures, %u unpin failures, %u not applicable (not run)\n",
 	       MATRIX_NR_CELLS, r->nr_ok, r->nr_mismatch, r->nr_setup_failed,
@@ -651,7 +643,7 @@ int cmd_matrix(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
-	r.marks = true;
+	r.marks = (struct kmsg_marker){ .step = "matrix", .on = true };
 	r.page = getpagesize();
 	if (uname(&u) == 0)
 		snprintf(r.kernel, sizeof(r.kernel), "%s", u.release);

@@ -79,7 +79,7 @@ struct xcheck {
 	unsigned int foll_force;	/* FOLL_FORCE of the running kernel */
 	unsigned int foll_touch;	/* FOLL_TOUCH of the running kernel */
 	unsigned int tool_foll_touch;	/* what gup_test -z passes as FOLL_TOUCH */
-	bool marks;			/* markers reach /dev/kmsg */
+	struct kmsg_marker marks;	/* the cells' markers on /dev/kmsg */
 	int n, failed;
 	unsigned int nr_skipped[SKIP_COUNT];
 };
@@ -333,20 +333,6 @@ static const char *expected_outcome(const struct expectation *e)
 }
 
 /* The cell's marker on the console; the first failure turns them off. */
-static void mark(struct xcheck *x, int idx)
-{
-	int ret;
-
-	if (!x->marks)
-		return;
-	ret = kmsg_mark("xcheck", idx);
-	if (ret) {
-		printf("# kernel markers off: /dev/kmsg: %s (%s)\n",
-		       errno_name(ret), strerror(-ret));
-		x->marks = false;
-	}
-}
-
 /* One entry of --json's "cells". */
 static void record(struct xcheck *x, unsigned int idx, const char *got,
 		   const char *err, const struct expectation *e,
@@ -382,7 +368,7 @@ static void check_cell(struct xcheck *x, unsigned int idx)
 		x->nr_skipped[skip]++;
 		return;
 	}
-	mark(x, idx);
+	kmsg_marker_mark(&x->marks, idx);
 	if (x->file[c.backing]) {
 		ret = make_file(x->file[c.backing]);
 		if (ret) {
@@ -426,14 +412,6 @@ static int read_matrix(struct xcheck *x)
 	return ret;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* The cells not cross-checked, per reason: TAP comments or --json's list. */
 static json_t *not_checked_report(const struct xcheck *x)
 {
@@ -469,7 +447,7 @@ static int write_json(struct xcheck *x, double wall, json_t *not_checked)
 
 int cmd_xcheck(int argc, char **argv)
 {
-	struct xcheck x = { .marks = true };
+	struct xcheck x = { .marks = { .step = "xcheck", .on = true } };
 	json_t *skipped;
 	unsigned int i;
 	double start;
@@ -493,10 +471,10 @@ int cmd_xcheck(int argc, char **argv)
 			goto out;
 	}
 	printf("TAP version 13\n# gup_test cross-check\n");
-	start = now();
+	start = now_seconds();
 	for (i = 0; i < MATRIX_NR_CELLS; i++)
 		check_cell(&x, i);
-	mark(&x, KMSG_MARK_END);
+	kmsg_marker_mark(&x.marks, KMSG_MARK_END);
 	for (i = 0; i < BACKING_COUNT; i++)
 		if (x.file[i])
 			unlink(x.file[i]);
@@ -504,7 +482,7 @@ int cmd_xcheck(int argc, char **argv)
 	skipped = not_checked_report(&x);
 	ret = x.failed ? GUPCTL_EXIT_REFUSED : GUPCTL_EXIT_OK;
 	if (x.json) {
-		status = write_json(&x, now() - start, skipped);
+		status = write_json(&x, now_seconds() - start, skipped);
 		x.json = NULL;		/* closed */
 		ret = status ?: ret;
 	}

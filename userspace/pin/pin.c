@@ -14,10 +14,12 @@
 #include <sys/wait.h>
 
 #include "lib/gupdev.h"
+#include "lib/kernel.h"
 #include "lib/options.h"
 #include "lib/target.h"
 #include "lib/util.h"
 #include "model/cell.h"
+#include "model/detect.h"
 #include "pin/pin.h"
 
 struct pin_opts {
@@ -38,7 +40,7 @@ struct pin_opts {
 /* What the policy expects of this pin. */
 struct pin_expect {
 	const char *policy;		/* NULL: unknown */
-	char how[160];			/* how the policy was chosen */
+	char how[320];			/* how the policy was chosen */
 	const char *none;		/* no expectation: why; else NULL */
 	struct cell cell;
 	struct expectation e;
@@ -235,8 +237,12 @@ static int parse_pin_opts(int argc, char **argv, struct pin_opts *o)
 static void pin_expectation(const struct pin_opts *o, const struct target *t,
 			    struct pin_expect *x)
 {
-	char why[96];
-	const char *detected = policy_detect(why, sizeof(why));
+	struct kernel_facts kf;
+	const char *detected;
+	char why[256];
+
+	kernel_facts_read(&kf);
+	detected = policy_detect(&kf, why, sizeof(why));
 
 	x->policy = o->policy ?: detected;
 	if (o->policy)

@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "lib/gupdev.h"
+#include "lib/kernel.h"
 #include "lib/options.h"
 #include "lib/util.h"
 #include "model/cell.h"
+#include "model/detect.h"
 #include "pin/status.h"
 
 #define DEBUGFS_FILE_MAX	(1024 * 1024)	/* bytes */
@@ -46,7 +48,8 @@ int cmd_status(int argc, char **argv)
 	};
 	const struct gopt opts[] = { GOPT_END() };
 	const char *policy;
-	char why[96];
+	struct kernel_facts kf;
+	char why[256];
 	int ret, argi;
 
 	ret = gopt_parse("status", argc, argv, opts, usage, &argi);
@@ -55,7 +58,8 @@ int cmd_status(int argc, char **argv)
 	if (argi < argc)
 		return usage_error("status", "unexpected argument '%s'", argv[argi]);
 
-	policy = policy_detect(why, sizeof(why));
+	kernel_facts_read(&kf);
+	policy = policy_detect(&kf, why, sizeof(why));
 	printf("kernel: GUP policy %s (%s)\n", policy ?: "unknown", why);
 
 	ret = gupdev_debugfs_probe();

@@ -40,10 +40,12 @@
 
 #include "lib/gupdev.h"
 #include "lib/jsonfile.h"
+#include "lib/kernel.h"
 #include "lib/options.h"
 #include "lib/target.h"
 #include "lib/util.h"
 #include "model/cell.h"
+#include "model/detect.h"
 #include "repro/cells.h"
 #include "repro/run.h"
 
@@ -105,7 +107,7 @@ struct repro {
 	__u32 pin_id, obs_id;
 	int step;
 	const char *policy;		/* the kernel's (policy_detect()), or NULL */
-	char policy_why[96];		/* how it was decided */
+	char policy_why[256];		/* how it was decided */
 	json_t *facts;			/* what --json FILE holds */
 	bool json_failed;		/* said once */
 };
@@ -499,6 +501,7 @@ static json_t *initial_facts(const struct repro *r, const struct repro_expectati
 static int run_ext4_2018(struct repro_opts *o)
 {
 	struct repro_expectation e;
+	struct kernel_facts kf;
 	struct repro r;
 	struct statfs sfs;
 	struct utsname u;
@@ -531,7 +534,8 @@ static int run_ext4_2018(struct repro_opts *o)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("repro-file: %s\n", r.path);
-	r.policy = policy_detect(r.policy_why, sizeof(r.policy_why));
+	kernel_facts_read(&kf);
+	r.policy = policy_detect(&kf, r.policy_why, sizeof(r.policy_why));
 	release = uname(&u) ? "?" : u.release;
 	printf("repro ext4-2018: route %s, method %s, flags %s, kernel %s, ",
 	       repro_route_choices[o->cell.route], repro_method_choices[o->cell.method],
