@@ -19,7 +19,7 @@
 # is data (/lab/out/gup_longterm.status), not this script's.
 set -u
 # shellcheck source=module.sh
-. "$(dirname "$0")/module.sh"
+. "${0%/*}/module.sh"	# no dirname: a command costs 50-100 ms under TCG
 
 quick=()
 [ "${MATRIX_QUICK:?MATRIX_QUICK: true or false}" = false ] || quick=(--quick)

@@ -24,7 +24,7 @@
 # there; 0 otherwise (each cell's status is data, in /lab/out/NAME.status).
 set -u
 # shellcheck source=module.sh
-. "$(dirname "$0")/module.sh"
+. "${0%/*}/module.sh"	# no dirname: a command costs 50-100 ms under TCG
 
 module_load || exit 1
 for r in /sys/fs/ext4/*/warning_ratelimit_interval_ms; do echo 0 >"$r"; done
