@@ -12,7 +12,7 @@
 #include "lib/gupdev.h"
 #include "lib/jsonfile.h"
 #include "lib/util.h"
-#include "policy.h"
+#include "model/policy.h"
 
 /* @j, an entry of the list, into @r: true if it has every field, of its type. */
 static bool kreport_get(json_t *j, struct kreport *r)

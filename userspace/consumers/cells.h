@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "policy.h"
+#include "model/policy.h"
 
 enum consumer_iface {
 	CONS_PVM_WRITE,		/* process_vm_writev() into a child's mapping */

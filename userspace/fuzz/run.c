@@ -50,8 +50,10 @@
 #include "lib/mounts.h"
 #include "lib/options.h"
 #include "lib/util.h"
+#include "model/abi.h"
 #include "model/cell.h"
 #include "model/detect.h"
+#include "model/policy.h"
 
 #define FZ_MIN(a, b)		((a) < (b) ? (a) : (b))
 

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "policy.h"
+#include "model/policy.h"
 
 /* One of the suite's test_cases[] (gup_longterm.c:385-428), in its order. */
 struct lt_case {

@@ -19,6 +19,7 @@
 #include "lib/kmsg.h"
 #include "matrix/collect.h"
 #include "matrix/json.h"
+#include "model/policy.h"
 
 /* "gupctl report: PATH: MSG" (no PATH if NULL); GUPCTL_EXIT_USAGE. */
 static int collect_error(const char *path, const char *fmt, ...)

@@ -7,7 +7,7 @@
 #include <linux/magic.h>
 
 #include "matrix/dirs.h"
-#include "policy.h"
+#include "model/policy.h"
 
 const struct matrix_dir_opt matrix_dirs[MATRIX_NR_DIRS] = {
 	[MATRIX_DIR_EXT4]  = { "--ext4-dir", "ext4", EXT4_SUPER_MAGIC, MATRIX_EXT4_DIR },

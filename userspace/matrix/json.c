@@ -15,7 +15,7 @@
 #include "lib/jsonfile.h"
 #include "lib/kmsg.h"
 #include "matrix/json.h"
-#include "policy.h"
+#include "model/policy.h"
 
 /* ---- Writing ---- */
 

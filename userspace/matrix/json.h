@@ -16,7 +16,7 @@
 
 #include "lib/gupdev.h"
 #include "lib/util.h"
-#include "model/cell.h"
+#include "model/policy.h"
 
 #define MATRIX_ERRNO_LEN	24
 

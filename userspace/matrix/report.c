@@ -24,7 +24,7 @@
 #include "matrix/report.h"
 #include "matrix/report_policies.h"
 #include "model/cell.h"
-#include "policy.h"
+#include "model/policy.h"
 
 
 struct report_opts {

@@ -14,7 +14,7 @@
 #include "matrix/json.h"
 #include "matrix/report_policies.h"
 #include "model/cell.h"
-#include "policy.h"
+#include "model/policy.h"
 
 #define W	GUP_PIN_FLAG_WRITE
 #define L	GUP_PIN_FLAG_LONGTERM

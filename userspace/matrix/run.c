@@ -30,7 +30,7 @@
 #include "matrix/run.h"
 #include "model/cell.h"
 #include "model/detect.h"
-#include "policy.h"
+#include "model/policy.h"
 
 #define MATRIX_FILL_BYTE	0x5a	/* what a cell's file is filled with */
 

@@ -28,6 +28,7 @@
 #include "matrix/json.h"
 #include "matrix/xcheck.h"
 #include "model/cell.h"
+#include "model/policy.h"
 
 #define XCHECK_FILE_SIZE	(1 << 20)
 #define XCHECK_MAX_ARGS		20

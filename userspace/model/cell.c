@@ -4,10 +4,12 @@
  * functions, no device, no I/O.
  */
 #include <errno.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "lib/gupdev.h"
+#include "lib/target.h"
 #include "model/cell.h"
 
 #define W	GUP_PIN_FLAG_WRITE
@@ -115,4 +117,135 @@ bool matrix_quick_backing(enum cell_backing backing)
 	default:
 		return false;
 	}
+}
+
+static const char * const backing_names[BACKING_COUNT] = {
+	[BACKING_ANON]		  = "anon-private",
+	[BACKING_ANON_THP]	  = "anon-thp",
+	[BACKING_SHMEM]		  = "shmem-memfd",
+	[BACKING_SHMEM_THP]	  = "shmem-thp",
+	[BACKING_HUGETLB]	  = "hugetlb-memfd",
+	[BACKING_TMPFS]		  = "tmpfs-shared",
+	[BACKING_EXT4_SHARED]	  = "ext4-shared",
+	[BACKING_EXT4_PRIVATE]	  = "ext4-private",
+	[BACKING_EXT4_SHARED_RO]  = "ext4-shared-ro",
+	[BACKING_EXT4_PRIVATE_RO] = "ext4-private-ro",
+	[BACKING_RAMFS]		  = "ramfs-shared",
+};
+
+static const char * const state_names[STATE_COUNT] = {
+	[STATE_NONE]		= "untouched",
+	[STATE_READ]		= "read-faulted",
+	[STATE_WRITE]		= "write-faulted",
+	[STATE_WRITEBACK]	= "written-back",
+};
+
+const char *backing_name(enum cell_backing backing)
+{
+	return backing < BACKING_COUNT ? backing_names[backing] : "?";
+}
+
+const char *state_name(enum cell_state state)
+{
+	return state < STATE_COUNT ? state_names[state] : "?";
+}
+
+bool method_is_fast(unsigned int method)
+{
+	return method == GUP_PIN_METHOD_PIN_FAST ||
+	       method == GUP_PIN_METHOD_GET_FAST;
+}
+
+bool method_is_unlocked(unsigned int method)
+{
+	return method == GUP_PIN_METHOD_PIN_UNLOCKED ||
+	       method == GUP_PIN_METHOD_GET_UNLOCKED;
+}
+
+bool method_is_pin(unsigned int method)
+{
+	return method == GUP_PIN_METHOD_PIN || method == GUP_PIN_METHOD_PIN_FAST ||
+	       method == GUP_PIN_METHOD_PIN_REMOTE ||
+	       method == GUP_PIN_METHOD_PIN_UNLOCKED;
+}
+
+bool state_possible(enum cell_backing backing, enum cell_state state,
+		    const char **why)
+{
+	const struct backing_spec *b = backing_spec(backing);
+
+	if (b->read_only && state >= STATE_WRITE) {
+		*why = "a PROT_READ mapping cannot be write-faulted from user space";
+		return false;
+	}
+	if (b->kind == TARGET_ANON && state == STATE_WRITEBACK) {
+		*why = "anonymous memory has no file to fsync: nothing is written back";
+		return false;
+	}
+	return true;
+}
+
+static const struct backing_spec backing_specs[BACKING_COUNT] = {
+	[BACKING_ANON]		  = { TARGET_ANON, 0, true, false, false },
+	[BACKING_ANON_THP]	  = { TARGET_ANON, 0, true, false, true },
+	[BACKING_SHMEM]		  = { TARGET_SHMEM, 0, false, false, false },
+	[BACKING_SHMEM_THP]	  = { TARGET_SHMEM, 0, false, false, true },
+	[BACKING_HUGETLB]	  = { TARGET_HUGETLB, 0, false, false, false },
+	[BACKING_TMPFS]		  = { TARGET_FILE, TMPFS_MAGIC, false, false, false },
+	[BACKING_EXT4_SHARED]	  = { TARGET_FILE, EXT4_SUPER_MAGIC, false, false, false },
+	[BACKING_EXT4_PRIVATE]	  = { TARGET_FILE, EXT4_SUPER_MAGIC, true, false, false },
+	[BACKING_EXT4_SHARED_RO]  = { TARGET_FILE, EXT4_SUPER_MAGIC, false, true, false },
+	[BACKING_EXT4_PRIVATE_RO] = { TARGET_FILE, EXT4_SUPER_MAGIC, true, true, false },
+	[BACKING_RAMFS]		  = { TARGET_FILE, RAMFS_MAGIC, false, false, false },
+};
+
+static const enum target_prefault state_prefaults[STATE_COUNT] = {
+	[STATE_NONE]		= TARGET_PREFAULT_NONE,
+	[STATE_READ]		= TARGET_PREFAULT_READ,
+	[STATE_WRITE]		= TARGET_PREFAULT_WRITE,
+	[STATE_WRITEBACK]	= TARGET_PREFAULT_WRITEBACK,
+};
+
+const struct backing_spec *backing_spec(enum cell_backing backing)
+{
+	return backing < BACKING_COUNT ? &backing_specs[backing] : NULL;
+}
+
+enum target_prefault state_prefault(enum cell_state state)
+{
+	return state < STATE_COUNT ? state_prefaults[state] : TARGET_PREFAULT_NONE;
+}
+
+static bool backing_is(const struct backing_spec *b, const struct target *t)
+{
+	const struct target_spec *s = &t->spec;
+
+	return b->kind == s->kind && b->read_only == s->read_only &&
+	       b->thp == s->thp &&
+	       (s->kind == TARGET_ANON || b->private == s->private) &&
+	       (s->kind != TARGET_FILE || b->fs_magic == t->fs_magic);
+}
+
+/*
+ * Every flag mix is a cell: FOLL_FORCE acts on a VMA without VM_WRITE
+ * (check_vma_flags(), mm/gup.c:1082-1098; the read-only backings), and
+ * the policies decide the rest.
+ */
+int pin_cell(const struct target *t, unsigned int method, unsigned int flags,
+	     struct cell *c, const char **why)
+{
+	unsigned int i;
+
+	c->method = method;
+	c->flags = flags;
+	for (i = 0; i < BACKING_COUNT && !backing_is(backing_spec(i), t); i++)
+		;
+	c->backing = i;
+	for (i = 0; i < STATE_COUNT && state_prefault(i) != t->spec.prefault; i++)
+		;
+	c->state = i;
+	if (c->backing < BACKING_COUNT && c->state < STATE_COUNT)
+		return 0;
+	*why = "no matrix backing is this kind of memory, file system and mapping";
+	return -ENOENT;
 }

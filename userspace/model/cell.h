@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cell: the GUP matrix's coordinates, shared by matrix (which runs it),
- * xcheck and report (which read its JSON, matrix/json.h).  Pure: no
- * device, no I/O.  Cells are numbered 0..MATRIX_NR_CELLS-1 in run order
+ * cell: the GUP matrix's coordinates (what backs the page, what user
+ * space did to it, the method and flags), how each backing is made, and
+ * the cells' numbering, shared by every feature.  Pure: no device, no I/O.  Cells are numbered 0..MATRIX_NR_CELLS-1 in run order
  * (1.. in KTAP, markers and documents): backing, then state, then method,
  * then flags, the last varying fastest; flags take the MATRIX_NR_FLAGS
  * sets of matrix_flag_sets[]: every mix of WRITE, LONGTERM and FORCE,
@@ -15,7 +15,73 @@
 #include <stddef.h>
 
 #include "gup_pin_test.h"
-#include "policy.h"
+#include "lib/target.h"
+
+/* What backs the one page a cell pins. */
+enum cell_backing {
+	BACKING_ANON,		/* MAP_PRIVATE | MAP_ANONYMOUS */
+	BACKING_ANON_THP,	/* the same, 2 MiB aligned, MADV_HUGEPAGE */
+	BACKING_SHMEM,		/* memfd_create(), MAP_SHARED */
+	BACKING_SHMEM_THP,	/* the same, 2 MiB aligned, MADV_HUGEPAGE */
+	BACKING_HUGETLB,	/* memfd_create(MFD_HUGETLB), MAP_SHARED */
+	BACKING_TMPFS,		/* a file on tmpfs (/tmp), MAP_SHARED */
+	BACKING_EXT4_SHARED,	/* a file on ext4, MAP_SHARED */
+	BACKING_EXT4_PRIVATE,	/* a file on ext4, MAP_PRIVATE */
+	BACKING_EXT4_SHARED_RO,	/* a file on ext4, O_RDONLY, MAP_SHARED, PROT_READ */
+	BACKING_EXT4_PRIVATE_RO,/* O_RDONLY, MAP_PRIVATE, PROT_READ: program text */
+	BACKING_RAMFS,		/* a file on ramfs, MAP_SHARED */
+	BACKING_COUNT
+};
+
+/* What user space did to the page before the pin. */
+enum cell_state {
+	STATE_NONE,		/* never touched: not in the page tables */
+	STATE_READ,		/* faulted in by a read */
+	STATE_WRITE,		/* faulted in by a write */
+	STATE_WRITEBACK,	/* write-faulted, then fsync(): written back */
+	STATE_COUNT
+};
+
+struct cell {
+	unsigned int method;	/* enum gup_pin_method */
+	unsigned int flags;	/* GUP_PIN_FLAG_* */
+	enum cell_backing backing;
+	enum cell_state state;
+};
+
+/* FOLL_PIN (pin_user_pages*), not FOLL_GET?  The one place this is decided. */
+bool method_is_pin(unsigned int method);
+bool method_is_fast(unsigned int method);		/* a *_fast entry point? */
+bool method_is_unlocked(unsigned int method);		/* a *_unlocked one? */
+
+/* How a backing's memory is made (a target_spec less path and range). */
+struct backing_spec {
+	enum target_kind kind;
+	unsigned long fs_magic;	/* TARGET_FILE: the file system's f_type */
+	bool private;		/* MAP_PRIVATE (anon: always) */
+	bool read_only;		/* PROT_READ only */
+	bool thp;		/* 2 MiB aligned, MADV_HUGEPAGE */
+};
+
+const struct backing_spec *backing_spec(enum cell_backing backing);
+enum target_prefault state_prefault(enum cell_state state);
+/*
+ * gupctl pin: the matrix cell a pin of @t with @method and @flags
+ * (GUP_PIN_FLAG_*) is an instance of, for each of its pages.  0, or
+ * -ENOENT when no cell models it, with the reason in *@why.
+ */
+int pin_cell(const struct target *t, unsigned int method, unsigned int flags,
+	     struct cell *c, const char **why);
+
+/*
+ * Can user space put memory of @backing in @state (a PROT_READ mapping
+ * cannot be write-faulted, anonymous memory cannot be written back)?  If
+ * not, *@why says so.  The matrix and the consumers run skip such cells.
+ */
+bool state_possible(enum cell_backing backing, enum cell_state state,
+		    const char **why);
+const char *backing_name(enum cell_backing backing);
+const char *state_name(enum cell_state state);
 
 #define MATRIX_NR_FLAGS		12
 /* Written before a cell that expects a WARN_ON_ONCE (kernel/panic.c). */

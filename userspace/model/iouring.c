@@ -6,7 +6,7 @@
 
 #include "lib/target.h"
 #include "model/iouring.h"
-#include "policy.h"
+#include "model/policy.h"
 
 const char *const iouring_61_check =
 	"then io_uring's own check: a file VMA neither shmem nor hugetlbfs is -EOPNOTSUPP (6.1: io_uring/rsrc.c:1011-1022), MAP_PRIVATE too; the pages are unpinned";

@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "policy.h"
+#include "model/policy.h"
 
 /*
  * io_uring 6.1's own check after its pin (the consumers' model and gup_longterm's

@@ -20,6 +20,7 @@
 #include "lib/util.h"
 #include "model/cell.h"
 #include "model/detect.h"
+#include "model/policy.h"
 #include "pin/pin.h"
 
 struct pin_opts {

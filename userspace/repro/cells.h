@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "lib/options.h"
-#include "policy.h"
+#include "model/repro.h"
 
 #define REPRO_SCENARIO	"ext4-2018"
 #define REPRO_LINE	64		/* bytes per pattern line */

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Expected outcomes of matrix cells, one function per GUP policy.  Every
+ * reason names the kernel code that decides; line numbers are 6.1.192's,
+ * or 6.12.118's for a policy of 6.12 (policy_source()).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/magic.h>
+
+#include "gup_pin_test.h"
+#include "lib/gupdev.h"
+#include "model/policy.h"
+
+static struct expectation pinned(const char *reason)
+{
+	return (struct expectation){ .outcome = OUTCOME_PINNED, .reason = reason };
+}
+
+static struct expectation refused(int err, const char *reason)
+{
+	return (struct expectation){ .outcome = OUTCOME_REFUSED, .err = err,
+				     .reason = reason };
+}
+
+/* Refused with a WARN_ON_ONCE in mm/gup.c whose line holds @text. */
+static struct expectation warned(int err, const char *text, const char *reason)
+{
+	struct expectation e = refused(err, reason);
+
+	e.report = (struct report_exp){ "warning", "mm/gup.c", text };
+	return e;
+}
+
+static struct expectation not_applicable(const char *reason)
+{
+	return (struct expectation){ .outcome = OUTCOME_NOT_APPLICABLE,
+				     .reason = reason };
+}
+
+const struct series_finding series_findings[] = {
+	/*
+	 * patches/gup-v7/0003: folio_longterm_write_pin_allowed() begins with
+	 * lockdep_assert_irqs_disabled(), as only GUP-fast called it in the
+	 * series' tree; in 6.1, try_grab_folio() calls it, and so does the
+	 * slow hugetlb path, follow_hugetlb_page(), with interrupts on.
+	 * gup-v9 drops the check from try_grab_folio() (patches/gup-v9).
+	 */
+	{ .policy = "v7",
+	  .report = { "warning", "mm/gup.c", "lockdep_assert_irqs_disabled()" },
+	  .what = "v7's lockdep_assert_irqs_disabled() fired: a GUP path reached try_grab_folio() with interrupts on (6.1's follow_hugetlb_page() does)",
+	  .doc = "docs/reliability.md#the-series-own-findings" },
+	{ .policy = NULL }
+};
+
+/*
+ * v7's vma_needs_dirty_tracking(): vm_ops with page_mkwrite, or a mapping
+ * that can write back.  ext4_file_vm_ops has page_mkwrite whatever the
+ * mapping type (v7 does not test VM_SHARED, so MAP_PRIVATE and PROT_READ
+ * count), and so has generic_file_vm_ops (filemap_page_mkwrite), which
+ * ramfs uses via generic_file_mmap() although ramfs never writes back.
+ * shmem and hugetlbfs have neither page_mkwrite nor BDI_CAP_WRITEBACK
+ * (noop_backing_dev_info); anonymous VMAs never reach the check.
+ */
+bool backing_dirty_tracked(enum cell_backing backing)
+{
+	switch (backing) {
+	case BACKING_EXT4_SHARED:
+	case BACKING_EXT4_PRIVATE:
+	case BACKING_EXT4_SHARED_RO:
+	case BACKING_EXT4_PRIVATE_RO:
+	case BACKING_RAMFS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * v9's (6.5's) vma_needs_dirty_tracking() first asks for a shared,
+ * writable VMA (VM_SHARED|VM_WRITE): a private mapping's writes go to
+ * anonymous copies, a PROT_READ one has none.  Then the same as v7.
+ */
+bool backing_dirty_tracked_v9(enum cell_backing backing)
+{
+	const struct backing_spec *b = backing_spec(backing);
+
+	return backing_dirty_tracked(backing) && !b->private && !b->read_only;
+}
+
+/* Cells user space cannot set up, under any policy. */
+static bool cell_impossible(const struct cell *c, struct expectation *e)
+{
+	const char *why;
+
+	if (state_possible(c->backing, c->state, &why))
+		return false;
+	*e = not_applicable(why);
+	return true;
+}
+
+/*
+ * What 6.1 decides from the method and flags alone, before any VMA is
+ * looked at.  @has_allow_broken: the kernel defines
+ * FOLL_ALLOW_BROKEN_FILE_MAPPING (seed 005, gup-v1).  The answer is the
+ * same for every backing and state (flags_only): the matrix runs it once.
+ */
+static bool flags_decide_61(const struct cell *c, bool has_allow_broken,
+			    struct expectation *e)
+{
+	bool lt = c->flags & GUP_PIN_FLAG_LONGTERM;
+	bool ab = c->flags & GUP_PIN_FLAG_ALLOW_BROKEN;
+	unsigned int m = c->method;
+
+	if (ab && !has_allow_broken) {
+		*e = refused(EOPNOTSUPP, "gup_pin_test refuses GUP_PIN_FLAG_ALLOW_BROKEN before GUP: this kernel has no FOLL_ALLOW_BROKEN_FILE_MAPPING (seed 005 adds it)");
+		e->by_driver = true;
+	} else if (lt && !method_is_pin(m) && !method_is_unlocked(m)) {
+		*e = warned(EINVAL, "WARN_ON_ONCE(gup_flags & FOLL_LONGTERM)",
+			    "is_valid_gup_flags() (mm/gup.c:2184, from get_user_pages*()): FOLL_LONGTERM requires FOLL_PIN: WARN_ON_ONCE, -EINVAL");
+	} else if (lt && method_is_unlocked(m)) {
+		*e = warned(EINVAL, "WARN_ON_ONCE(gup_flags & FOLL_LONGTERM)",
+			    "get_user_pages_unlocked() (mm/gup.c:2367): FOLL_LONGTERM cannot drop mmap_lock to retry: WARN_ON_ONCE, -EINVAL");
+	} else if (ab && method_is_fast(m)) {
+		*e = warned(EINVAL, "WARN_ON_ONCE(gup_flags & ~(FOLL_WRITE",
+			    "internal_get_user_pages_fast() (mm/gup.c:3047): FOLL_ALLOW_BROKEN_FILE_MAPPING is not in its allowed flags (seed 005 adds it to callers, not there): WARN_ON_ONCE, -EINVAL");
+	} else {
+		return false;
+	}
+	e->flags_only = true;
+	return true;
+}
+
+/*
+ * Would GUP-fast take the page for a write on its own, before any
+ * slow-path check?  Only if the PTE is present and writable: a write
+ * fault happened on a writable mapping and nothing write-protected it
+ * since.  fsync() write-protects a MAP_SHARED ext4 page (write_cache_pages()
+ * -> folio_clear_dirty_for_io() -> folio_mkclean()); shmem, hugetlbfs and
+ * ramfs do not write back, and a MAP_PRIVATE page is an anonymous copy.
+ */
+static bool fast_path_takes_write(const struct cell *c)
+{
+	if (!method_is_fast(c->method) || backing_spec(c->backing)->read_only)
+		return false;
+	if (c->state == STATE_WRITEBACK)
+		return c->backing != BACKING_EXT4_SHARED;
+	return c->state == STATE_WRITE;
+}
+
+/*
+ * Stock 6.1: no file-backed write policy.  What can still refuse: the flag
+ * checks above, and check_vma_flags() (mm/gup.c:1063) for a write to a VMA
+ * without VM_WRITE.  GUP-fast falls back to the slow path for anything it
+ * cannot take (page absent, PTE not writable for FOLL_WRITE, special PTE),
+ * so a fast method ends where the slow path ends.  The remote and unlocked
+ * methods walk the same slow path (FOLL_REMOTE only matters to protection
+ * keys, which the lab's kernels do not have).
+ */
+static struct expectation expect_stock_61(const struct cell *c,
+					  bool has_allow_broken)
+{
+	bool write = c->flags & GUP_PIN_FLAG_WRITE;
+	bool force = c->flags & GUP_PIN_FLAG_FORCE;
+	struct expectation e;
+
+	if (cell_impossible(c, &e) || flags_decide_61(c, has_allow_broken, &e))
+		return e;
+	if (write && c->backing == BACKING_EXT4_SHARED_RO)
+		return refused(EFAULT, force ?
+			       "check_vma_flags() (mm/gup.c:1082-1098): no VM_WRITE, and FOLL_FORCE does not help: a MAP_SHARED mapping of an O_RDONLY file loses VM_SHARED and VM_MAYWRITE (mm/mmap.c:1386), so it is no COW mapping" :
+			       "check_vma_flags() (mm/gup.c:1082-1084): FOLL_WRITE on a VMA without VM_WRITE and no FOLL_FORCE");
+	if (write && c->backing == BACKING_EXT4_PRIVATE_RO)
+		return force ?
+		       pinned("FOLL_FORCE on a COW mapping passes check_vma_flags() (mm/gup.c:1082-1098); the write fault breaks COW and can_follow_write_pte() (mm/gup.c:506) takes the exclusive anonymous copy: the debugger's breakpoint") :
+		       refused(EFAULT, "check_vma_flags() (mm/gup.c:1082-1084): FOLL_WRITE on a VMA without VM_WRITE and no FOLL_FORCE");
+	if (write)
+		return pinned("6.1 has no file-backed write policy: a write fault (page_mkwrite for files, COW for private mappings) makes the page writable and GUP takes it");
+	return pinned("a read pin: GUP faults the page in readable and takes it");
+}
+
+static struct expectation expect_stock(const struct cell *c)
+{
+	return expect_stock_61(c, false);
+}
+
+/*
+ * gup-v1 (seed 005, patches/gup-v1/): check_vma_flags() refuses, with a
+ * WARN_ON_ONCE and -EFAULT, every FOLL_WRITE of a FOLL_GET or FOLL_PIN
+ * call to a file VMA that is neither shmem nor hugetlb, unless the caller
+ * passes FOLL_ALLOW_BROKEN_FILE_MAPPING (can_write_file_mapping()).  The
+ * test sits before the VM_WRITE test, so it also fires on PROT_READ
+ * mappings, and on MAP_PRIVATE ones, whose write would go to an anonymous
+ * copy.  GUP-fast is not changed: a present writable PTE is taken.
+ */
+static struct expectation expect_gup_v1(const struct cell *c)
+{
+	struct expectation e = expect_stock_61(c, true);
+	const struct backing_spec *b = backing_spec(c->backing);
+
+	if (e.outcome == OUTCOME_NOT_APPLICABLE || e.report.kind || e.by_driver)
+		return e;
+	if (!(c->flags & GUP_PIN_FLAG_WRITE) || b->kind != TARGET_FILE ||
+	    b->fs_magic == TMPFS_MAGIC)
+		return e;
+	if (c->flags & GUP_PIN_FLAG_ALLOW_BROKEN)
+		return e.outcome != OUTCOME_PINNED ? e :
+		       pinned("FOLL_ALLOW_BROKEN_FILE_MAPPING: can_write_file_mapping() lets the write through, as stock 6.1 does");
+	if (fast_path_takes_write(c))
+		return pinned("GUP-fast takes the present writable PTE: seed 005 checks the slow path only");
+	return warned(EFAULT, "WARN_ON_ONCE(!can_write_file_mapping(vma, gup_flags))",
+		      "check_vma_flags() -> can_write_file_mapping() (seed 005): a FOLL_GET/FOLL_PIN write to a file VMA that is not shmem or hugetlb, without FOLL_ALLOW_BROKEN_FILE_MAPPING: WARN_ON_ONCE, -EFAULT, before the VM_WRITE test");
+}
+
+/*
+ * Would v7's GUP-fast take a write?  fast_path_takes_write(), and for
+ * FOLL_LONGTERM its try_grab_folio() check, folio_longterm_write_pin_allowed():
+ * !folio_mapping() (an anonymous COW copy of MAP_PRIVATE ext4), shmem or
+ * hugetlb.
+ */
+static bool v7_fast_path_takes(const struct cell *c)
+{
+	if (!fast_path_takes_write(c))
+		return false;
+	if (c->flags & GUP_PIN_FLAG_LONGTERM)
+		return c->backing == BACKING_EXT4_PRIVATE;
+	return true;
+}
+
+/*
+ * gup-v7: stock, plus for FOLL_WRITE on a dirty-tracked file VMA:
+ * - slow path, check_vma_flags() -> writeable_file_mapping_allowed(),
+ *   before the VM_WRITE test: refused (-EFAULT) when FOLL_PIN or
+ *   FOLL_LONGTERM is set, i.e. for every pin_user_pages*() write, long-term
+ *   or not (v7's test; v8 narrowed it); FOLL_GET passes;
+ * - fast path, try_grab_folio(): refuses FOLL_LONGTERM|FOLL_WRITE on a
+ *   non-whitelisted folio and falls back to the slow path, which refuses;
+ *   a non-long-term pin of a present, writable page is taken with no check.
+ */
+static struct expectation expect_gup_v7(const struct cell *c)
+{
+	struct expectation e = expect_stock(c);
+
+	if (e.outcome == OUTCOME_NOT_APPLICABLE || e.report.kind || e.by_driver)
+		return e;
+	if (!(c->flags & GUP_PIN_FLAG_WRITE) || !backing_dirty_tracked(c->backing))
+		return e;
+	if (!method_is_pin(c->method))
+		return e.outcome == OUTCOME_REFUSED ? e :
+		       pinned("v7 leaves FOLL_GET alone: writeable_file_mapping_allowed() passes without FOLL_PIN/FOLL_LONGTERM, the fast check needs FOLL_LONGTERM");
+	if (v7_fast_path_takes(c))
+		return (c->flags & GUP_PIN_FLAG_LONGTERM) ?
+			pinned("GUP-fast takes the anonymous COW copy (no mapping: whitelisted); the VMA is never checked") :
+			pinned("GUP-fast takes the present writable PTE: v7's fast check is for FOLL_LONGTERM only, the VMA is never checked");
+	return refused(EFAULT, "check_vma_flags() -> writeable_file_mapping_allowed() (v7), before the VM_WRITE test: a FOLL_PIN write to a VMA that vma_needs_dirty_tracking()");
+}
+
+/*
+ * gup-v9 (patches/gup-v9/: 6.5's semantics on the v7 backport): only a
+ * write pin with both FOLL_PIN and FOLL_LONGTERM is checked.
+ * - slow path, check_vma_flags() -> writable_file_mapping_allowed(),
+ *   before the VM_WRITE test: refused (-EFAULT) when
+ *   vma_needs_dirty_tracking(), which now asks for a shared writable VMA
+ *   first (backing_dirty_tracked_v9());
+ * - fast path, folio_fast_pin_allowed() where GUP-fast holds the folio:
+ *   anonymous (incl. a COW copy), hugetlb and shmem folios pass; any other
+ *   mapping falls back to the slow path, which decides.
+ */
+static struct expectation expect_gup_v9(const struct cell *c)
+{
+	struct expectation e = expect_stock(c);
+	unsigned int need = GUP_PIN_FLAG_WRITE | GUP_PIN_FLAG_LONGTERM;
+
+	if (e.outcome == OUTCOME_NOT_APPLICABLE || e.report.kind || e.by_driver)
+		return e;
+	if ((c->flags & need) != need || !method_is_pin(c->method))
+		return e;
+	if (!backing_dirty_tracked_v9(c->backing)) {
+		if (backing_dirty_tracked(c->backing) && e.outcome == OUTCOME_PINNED)
+			return pinned("v9: vma_needs_dirty_tracking() is false for a private or read-only VMA (its writes go to an anonymous copy): writable_file_mapping_allowed() passes where v7 refused");
+		return e;
+	}
+	return refused(EFAULT, "check_vma_flags() -> writable_file_mapping_allowed() (v9): a FOLL_PIN|FOLL_LONGTERM write to a shared writable VMA that vma_needs_dirty_tracking(); GUP-fast's folio_fast_pin_allowed() sends a page-cache folio there too");
+}
+
+/*
+ * What 6.12 decides from the method and flags alone, before any VMA:
+ * is_valid_gup_args() (mm/gup.c:2595), which every entry point calls.  Two
+ * answers differ from 6.1's flags_decide_61(): the LONGTERM check has one
+ * WARN for every FOLL_GET entry point (get_user_pages_unlocked() included),
+ * and pin_user_pages_unlocked() takes FOLL_LONGTERM, since it pins through
+ * __gup_longterm_locked() (mm/gup.c:3663-3676) where 6.1's refused it.
+ */
+static bool flags_decide_612(const struct cell *c, struct expectation *e)
+{
+	bool lt = c->flags & GUP_PIN_FLAG_LONGTERM;
+
+	if (c->flags & GUP_PIN_FLAG_ALLOW_BROKEN) {
+		*e = refused(EOPNOTSUPP, "gup_pin_test refuses GUP_PIN_FLAG_ALLOW_BROKEN before GUP: 6.12 has no FOLL_ALLOW_BROKEN_FILE_MAPPING (only seed 005 adds it)");
+		e->by_driver = true;
+	} else if (lt && !method_is_pin(c->method)) {
+		*e = warned(EINVAL, "WARN_ON_ONCE(!(gup_flags & FOLL_PIN) && (gup_flags & FOLL_LONGTERM))",
+			    "is_valid_gup_args() (mm/gup.c:2625, 6.12): LONGTERM can only be specified when pinning: WARN_ON_ONCE, -EINVAL");
+	} else {
+		return false;
+	}
+	e->flags_only = true;
+	return true;
+}
+
+/*
+ * mainline: Debian's 6.12 as packaged, the series as merged in 6.5 and
+ * what came after, from 6.12.118's code:
+ * - slow path, check_vma_flags() (mm/gup.c:1292-1295) ->
+ *   writable_file_mapping_allowed() (mm/gup.c:1252-1267): a write with
+ *   both FOLL_PIN and FOLL_LONGTERM to a VMA that
+ *   vma_needs_dirty_tracking() (mm/vma.c:1890: shared and writable first,
+ *   then page_mkwrite or a mapping that writes back) is refused, -EFAULT,
+ *   before the VM_WRITE test (mm/gup.c:1297-1313);
+ * - fast path, gup_fast_folio_allowed() (mm/gup.c:2833-2901): a
+ *   FOLL_PIN|FOLL_LONGTERM|FOLL_WRITE folio passes if hugetlb, anonymous
+ *   or shmem; any other falls back to the slow path, which decides;
+ * - a FOLL_LONGTERM read pin of a file page in a COW mapping is unshared
+ *   first (gup_must_unshare(), mm/internal.h:1393-1404): GUP pins an
+ *   anonymous copy.  The call succeeds, as on 6.1.
+ * The same answers as gup-v9 except flags_decide_612(); the reasons cite
+ * 6.12.
+ */
+static struct expectation expect_mainline(const struct cell *c)
+{
+	unsigned int need = GUP_PIN_FLAG_WRITE | GUP_PIN_FLAG_LONGTERM;
+	bool write = c->flags & GUP_PIN_FLAG_WRITE;
+	bool force = c->flags & GUP_PIN_FLAG_FORCE;
+	struct expectation e;
+
+	if (cell_impossible(c, &e) || flags_decide_612(c, &e))
+		return e;
+	if ((c->flags & need) == need && method_is_pin(c->method) &&
+	    backing_dirty_tracked_v9(c->backing))
+		return refused(EFAULT, "check_vma_flags() -> writable_file_mapping_allowed() (mm/gup.c:1292-1295, 1252-1267): a FOLL_PIN|FOLL_LONGTERM write to a shared writable VMA that vma_needs_dirty_tracking() (mm/vma.c:1890); GUP-fast's gup_fast_folio_allowed() (mm/gup.c:2901) sends a page-cache folio there too");
+	if (write && c->backing == BACKING_EXT4_SHARED_RO)
+		return refused(EFAULT, force ?
+			       "check_vma_flags() (mm/gup.c:1297-1313): no VM_WRITE, and FOLL_FORCE does not help: a MAP_SHARED mapping of an O_RDONLY file loses VM_SHARED and VM_MAYWRITE, so it is no COW mapping" :
+			       "check_vma_flags() (mm/gup.c:1297-1299): FOLL_WRITE on a VMA without VM_WRITE and no FOLL_FORCE");
+	if (write && c->backing == BACKING_EXT4_PRIVATE_RO)
+		return force ?
+		       pinned("FOLL_FORCE on a COW mapping passes check_vma_flags() (mm/gup.c:1297-1313); the write fault breaks COW and GUP takes the exclusive anonymous copy: the debugger's breakpoint") :
+		       refused(EFAULT, "check_vma_flags() (mm/gup.c:1297-1299): FOLL_WRITE on a VMA without VM_WRITE and no FOLL_FORCE");
+	if (write)
+		return pinned("writable_file_mapping_allowed() (mm/gup.c:1259-1267) passes: not both FOLL_PIN and FOLL_LONGTERM, or a VMA without dirty tracking (anonymous, private, shmem, hugetlb); the write fault makes the page writable and GUP takes it");
+	if ((c->flags & GUP_PIN_FLAG_LONGTERM) && backing_spec(c->backing)->private &&
+	    backing_spec(c->backing)->kind == TARGET_FILE)
+		return pinned("a long-term read pin of a file page in a COW mapping: gup_must_unshare() (mm/internal.h:1393-1404) unshares it first, and GUP pins the anonymous copy");
+	return pinned("a read pin: GUP faults the page in readable and takes it");
+}
+
+/*
+ * The backings as the matrix makes them and gupctl pin recognises them.
+ * A memfd's file system is implied (shmem, hugetlbfs).
+ */
+
+/* Each policy and the kernel source its code (and its citations) is from. */
+static const struct {
+	const char *name;
+	policy_fn fn;
+	const char *source;	/* patches/flavours' source column */
+} policies[] = {
+	{ "stock", expect_stock, "6.1" },
+	{ "v1", expect_gup_v1, "6.1" },
+	{ "v7", expect_gup_v7, "6.1" },
+	{ "v9", expect_gup_v9, "6.1" },
+	{ "mainline", expect_mainline, "6.12" },
+};
+
+policy_fn policy_lookup(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+		if (!strcmp(policies[i].name, name))
+			return policies[i].fn;
+	return NULL;
+}
+
+const char *policy_source(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+		if (!strcmp(policies[i].name, name))
+			return policies[i].source;
+	return NULL;
+}
+
+enum policy_kernel policy_kernel(const char *name)
+{
+	const char *src = policy_source(name);
+
+	if (!src)
+		return POLICY_KERNEL_COUNT;
+	return strcmp(src, "6.12") ? POLICY_KERNEL_61 : POLICY_KERNEL_612;
+}
+
+const char *policy_names(void)
+{
+	static char names[80];
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+		n += snprintf(names + n, sizeof(names) - n, "%s%s",
+			      i ? ", " : "", policies[i].name);
+	return names;
+}
