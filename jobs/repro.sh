@@ -110,45 +110,6 @@ gupctl=$LAB_ROOT/userspace/gupctl
 results_begin repro "$results"
 mkdir -p "$LAB_CACHE/runs"
 work=$(mktemp -d "$LAB_CACHE/runs/repro-$(date +%Y%m%d-%H%M%S).XXXX")
-# ---- The reproduction's marker parser: every reading of the markers is
-# here (jobs/guest/repro.sh writes them; to be replaced by a C parser).
-# repro_console_slices CONSOLE SUFFIX DIR TAIL NAME...: one boot's console
-# cut into its cells' slices by its markers, in the format of every job
-# (userspace/lib/kmsg.h's kmsg_mark(); gupctl reads the others' with
-# userspace/console/markers.h): "gup-lab: repro cell N" before the boot's
-# cell N (1-based, in the order the boot ran them) and "gup-lab: repro
-# end" after its last cell.
-#   In:  CONSOLE, the boot's console as saved (console.log) or symbolised
-#        (console.decoded: the same lines, the marker lines unchanged);
-#        NAME..., the boot's cells' names in the order it ran them: marker
-#        "cell N" is the Nth NAME.  A marker is the whole end of its line
-#        (after the printk time; a trailing \r is ignored).
-#   Out: DIR/NAME.SUFFIX for every NAME and DIR/TAIL.SUFFIX, each written
-#        afresh (empty when nothing falls in it): every console line,
-#        unchanged, goes to the slice of the last marker on or before it,
-#        the lines before the first marker to the first NAME's, the lines
-#        from the end marker on to TAIL's; a cell marker whose N is not
-#        one of 1..count changes nothing.  On stdout: the NAME of every
-#        cell marker, one a line, in console order (a cell whose NAME is
-#        not there never began; the last line is the cell the boot ended in).
-# shellcheck disable=SC2317 # called from repro_boot
-repro_console_slices() {
-	local console=$1 suffix=$2 dir=$3 tail=$4
-	shift 4
-	awk -v names="$*" -v dir="$dir" -v suffix="$suffix" -v tail="$tail" '
-		BEGIN { n = split(names, name, " "); cur = name[1]
-			for (i = 1; i <= n; i++) printf "" >dir "/" name[i] "." suffix
-			printf "" >dir "/" tail "." suffix }
-		{ l = $0; sub(/\r$/, "", l)
-		  if (l ~ /gup-lab: repro end$/)
-			cur = tail
-		  else if (match(l, /gup-lab: repro cell [0-9]+$/)) {
-			m = substr(l, RSTART + 20) + 0
-			if (m >= 1 && m <= n) { cur = name[m]; print cur } }
-		  print >dir "/" cur "." suffix }' "$console"
-}
-# ---- end of the marker parser
-
 # repro_boot F NAME CELLS: one boot of F running CELLS (a JSON array of
 # `gupctl repro cells`) in order: jobs/guest/repro.sh, given them as
 # /lab/repro.cells (one line per cell: its file name, then its `gupctl
@@ -158,7 +119,7 @@ repro_console_slices() {
 # rate limit off; each cell ends with a sync, so that the writeback of what
 # it left dirty is printed before the next marker, and its output goes to a
 # file.  Then each cell is judged on its own slice of the console
-# (repro_console_slices): from its marker to the next (the first cell's
+# (gupctl repro slice): from its marker to the next (the first cell's
 # from the boot's start), the runner's report with the slice's verdict,
 # first report and the cell's own exit status.  What comes after the last
 # cell (`gup-lab: repro end`: the shutdown's sync and unmount) is
@@ -185,10 +146,13 @@ repro_boot() {
 	cp "$boot/console.log" "$out/$name.console.log" 2>/dev/null || : >"$out/$name.console.log"
 	decode_console "$kdir" "$out/$name.console.log" "$out/$name.console.decoded" ||
 		cp "$out/$name.console.log" "$out/$name.console.decoded"
-	mapfile -t began < <(repro_console_slices "$out/$name.console.log" console.log \
-		"$out" "$name.tail" "${names[@]}")
-	repro_console_slices "$out/$name.console.decoded" console.decoded \
-		"$out" "$name.tail" "${names[@]}" >/dev/null
+	# The boot's console in its cells' slices, by the markers every job
+	# writes, read by gupctl's one parser of them (console/markers.c): the
+	# name of each cell that began, in order, on stdout.
+	mapfile -t began < <("$gupctl" repro slice --console "$out/$name.console.log" \
+		--dir "$out" --suffix console.log --tail "$name.tail" "${names[@]}")
+	"$gupctl" repro slice --console "$out/$name.console.decoded" --dir "$out" \
+		--suffix console.decoded --tail "$name.tail" "${names[@]}" >/dev/null
 	for c in "${began[@]}"; do
 		seen[$c]=1 last=$c
 	done

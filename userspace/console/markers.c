@@ -97,3 +97,67 @@ const struct marker *marker_before(const struct markers *ms, unsigned int line)
 		last = &ms->m[i];
 	return last;
 }
+
+/* Open DIR/NAME.SUFFIX for writing, truncated: NULL after saying why. */
+static FILE *slice_open(const char *cmd, const char *dir, const char *name,
+			const char *suffix)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, suffix);
+	f = fopen(path, "we");
+	if (!f)
+		fprintf(stderr, "gupctl %s: cannot write %s: %s (%s)\n", cmd, path,
+			errno_name(errno), strerror(errno));
+	return f;
+}
+
+int markers_slice(const char *cmd, const struct slice_opts *o)
+{
+	FILE *in, *out[o->nr_names + 1];
+	unsigned int i, cur = 0;
+	char step[KMSG_STEP_LEN];
+	char *buf = NULL;
+	size_t cap = 0;
+	int ret = 0, idx;
+
+	in = fopen(o->console, "re");
+	if (!in) {
+		fprintf(stderr, "gupctl %s: %s: cannot open: %s (%s)\n", cmd, o->console,
+			errno_name(errno), strerror(errno));
+		return GUPCTL_EXIT_USAGE;
+	}
+	/* out[0..n-1]: the cells' slices, out[n]: the tail's */
+	for (i = 0; i <= o->nr_names; i++) {
+		out[i] = slice_open(cmd, o->dir, i < o->nr_names ? o->names[i] : o->tail,
+				    o->suffix);
+		if (!out[i])
+			ret = GUPCTL_EXIT_USAGE;
+	}
+	while (!ret && getline(&buf, &cap, in) >= 0) {
+		if (parse_mark(buf, step, &idx) && !strcmp(step, o->step)) {
+			if (idx == KMSG_MARK_END) {
+				cur = o->nr_names;
+			} else if ((unsigned int)idx < o->nr_names) {
+				cur = idx;
+				printf("%s\n", o->names[cur]);
+			}
+		}
+		fputs(buf, out[cur]);
+	}
+	if (!ret && ferror(in)) {
+		fprintf(stderr, "gupctl %s: %s: reading failed: %s (%s)\n", cmd, o->console,
+			errno_name(errno), strerror(errno));
+		ret = GUPCTL_EXIT_USAGE;
+	}
+	for (i = 0; i <= o->nr_names; i++)
+		if (out[i] && fclose(out[i]) && !ret) {
+			fprintf(stderr, "gupctl %s: writing a slice in %s failed: %s\n", cmd,
+				o->dir, strerror(errno));
+			ret = GUPCTL_EXIT_USAGE;
+		}
+	free(buf);
+	fclose(in);
+	return ret;
+}

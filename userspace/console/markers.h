@@ -32,4 +32,26 @@ int read_markers(const char *path, const char *cmd, struct markers *ms);
 /* The last marker before console line @line, or NULL. */
 const struct marker *marker_before(const struct markers *ms, unsigned int line);
 
+/*
+ * A console cut by one step's markers into its cells' slices: each line,
+ * unchanged, goes to the slice of the last marker of @step on or before
+ * it; the lines before the first to the first cell's, those from the end
+ * marker on to @tail's; a cell marker beyond @nr_names changes nothing.
+ */
+struct slice_opts {
+	const char *console;		/* the boot's console (or its decoded copy) */
+	const char *step;		/* "repro" */
+	const char *dir, *suffix;	/* the slices: DIR/NAME.SUFFIX */
+	const char *tail;		/* the slice after the end marker */
+	char **names;			/* cell N's (1..) slice is names[N - 1] */
+	unsigned int nr_names;
+};
+
+/*
+ * Write every slice afresh (empty when nothing falls in it) and print the
+ * name of each cell marker on stdout, in console order (a cell not there
+ * never began; the last is the cell the boot ended in).  0 or an exit code.
+ */
+int markers_slice(const char *cmd, const struct slice_opts *o);
+
 #endif /* CONSOLE_MARKERS_H */

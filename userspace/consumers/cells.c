@@ -480,3 +480,8 @@ void consumer_pattern(unsigned int index, bool new, char *buf, size_t len)
 	for (i = 0; i < len; i++)
 		buf[i] = unit[i % n];
 }
+
+const char *consumer_expected_outcome(const struct consumer_expectation *e)
+{
+	return e->ok ? "ok" : errno_name(e->err);
+}

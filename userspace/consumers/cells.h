@@ -169,4 +169,7 @@ void consumer_pattern(unsigned int index, bool new, char *buf, size_t len);
 /* The marker step on /dev/kmsg (gupctl.h, kmsg_mark()). */
 #define CONS_MARK_STEP		"consumers"
 
+/* The outcome @e expects in words: "ok" or its errno's name. */
+const char *consumer_expected_outcome(const struct consumer_expectation *e);
+
 #endif /* CONSUMERS_H */

@@ -16,6 +16,8 @@
 
 #include "consumers/cells.h"
 #include "consumers/consumers.h"
+#include "consumers/judge.h"
+#include "consumers/report.h"
 #include "consumers/run.h"
 #include "lib/gupdev.h"
 #include "lib/options.h"

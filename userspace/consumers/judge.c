@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * consumers_judge (host only): gupctl consumers judge and report.
+ * judge (host only): gupctl consumers judge.
  *
  * judge: one flavour's consumers document (FLAVOUR.json) and KTAP from the
  * guest's measurements, the ext4 files the host read back from the
  * scratch image, and the console's kernel reports, each attributed to the
- * consumers cell whose marker precedes it (matrix_collect.c's readers).
- * Every expectation comes from consumer_expect() (consumers.c), never
- * from a run.  report: docs/consumers.md from a results directory.
+ * consumers cell whose marker precedes it (console/'s readers).
+ * Every expectation comes from consumer_expect() (consumers/cells.c), never
+ * from a run.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +20,7 @@
 #include "console/kreports.h"
 #include "console/markers.h"
 #include "consumers/cells.h"
+#include "consumers/judge.h"
 #include "consumers/run.h"
 #include "lib/gupdev.h"
 #include "lib/jsonfile.h"
@@ -50,11 +51,6 @@ struct jcell {
 	char verdict[96];		/* ok, EFAULT, WARN EIO, DATA LOST, ... */
 	char note[512];
 };
-
-static const char *expected_outcome(const struct consumer_expectation *e)
-{
-	return e->ok ? "ok" : errno_name(e->err);
-}
 
 static enum cons_data guest_data(json_t *m, const char *key)
 {
@@ -215,9 +211,9 @@ static void judge_cell(const struct judge_opts *o, struct jcell *j, unsigned int
 		note(j, "the guest found no such interface: %s",
 		     json_string_value(json_object_get(j->guest, "unsupported")));
 
-	j->match = !strcmp(j->outcome, expected_outcome(e));
+	j->match = !strcmp(j->outcome, consumer_expected_outcome(e));
 	if (!j->match)
-		note(j, "expected %s, measured %s", expected_outcome(e), j->outcome);
+		note(j, "expected %s, measured %s", consumer_expected_outcome(e), j->outcome);
 	if (!view_ok(e->mapping, j->mapping) || !view_ok(e->file, j->file) ||
 	    !view_ok(e->disk, j->disk) || !view_ok(e->read, j->read)) {
 		j->match = false;
@@ -267,7 +263,7 @@ static json_t *cell_json(const struct jcell *j, unsigned int index)
 		"flags", gup_flags_str(e->gup.flags, flags, sizeof(flags)),
 		"matrix_cell", e->matrix_index < 0 ? json_null() : json_integer(e->matrix_index + 1),
 		"expected",
-		"outcome", j->skip[0] ? "not-run" : expected_outcome(e),
+		"outcome", j->skip[0] ? "not-run" : consumer_expected_outcome(e),
 		"bytes", e->ok ? json_integer(e->bytes) : json_null(),
 		"errno", e->ok ? json_null() : json_string(errno_name(e->err)),
 		"kernel_report", e->report.kind ?
@@ -431,268 +427,4 @@ int consumers_judge(int argc, char **argv)
 	if (ret)
 		return ret;
 	return !mism && !unexpected && ran + skipped == n ? GUPCTL_EXIT_OK : GUPCTL_EXIT_REFUSED;
-}
-
-/* ---- gupctl consumers report: docs/consumers.md ---- */
-
-#define REPORT_MAX_FLAVOURS	16
-
-struct rflavour {
-	const char *name;
-	json_t *doc;		/* FLAVOUR.json, or NULL: not run */
-};
-
-static json_t *rcell(const struct rflavour *f, unsigned int i)
-{
-	return json_array_get(json_object_get(f->doc, "cells"), i);
-}
-
-static const char *jstr(json_t *o, const char *path1, const char *path2);
-
-/* The flavour's cell of @c's interface, backing and state, or NULL. */
-static json_t *rfind(const struct rflavour *f, const struct consumer_cell *c)
-{
-	json_t *cells = json_object_get(f->doc, "cells"), *x;
-	size_t i;
-
-	json_array_foreach(cells, i, x)
-		if (!strcmp(jstr(x, "interface", NULL) ?: "", consumers[c->iface].name) &&
-		    !strcmp(jstr(x, "backing", NULL) ?: "", backing_name(c->backing)) &&
-		    !strcmp(jstr(x, "state", NULL) ?: "", state_name(c->state)))
-			return x;
-	return NULL;
-}
-
-static const char *jstr(json_t *o, const char *path1, const char *path2)
-{
-	json_t *v = json_object_get(o, path1);
-
-	if (path2)
-		v = json_object_get(v, path2);
-	return json_string_value(v);
-}
-
-/* A table cell: the measured verdict, and the expectation when it differs. */
-static void md_verdict(FILE *f, json_t *c)
-{
-	const char *v;
-
-	if (!c) {
-		fputs(" - |", f);
-		return;
-	}
-	v = json_string_value(json_object_get(c, "verdict"));
-	if (json_is_true(json_object_get(c, "match")))
-		fprintf(f, " %s |", v ?: "?");
-	else
-		fprintf(f, " **%s** (expected %s%s) |", v ?: "?",
-			jstr(c, "expected", "kernel_report") ? "WARN " : "",
-			jstr(c, "expected", "outcome") ?: "?");
-}
-
-static void md_header(FILE *f, const struct rflavour *fl, unsigned int nf, const char *first)
-{
-	unsigned int k;
-
-	fprintf(f, "| %s |", first);
-	/* the flavour, without its overlays: the summary table names them */
-	for (k = 0; k < nf; k++)
-		fprintf(f, " %.*s |", (int)strcspn(fl[k].name, "+"), fl[k].name);
-	fprintf(f, "\n|---|");
-	for (k = 0; k < nf; k++)
-		fprintf(f, "---|");
-	fputc('\n', f);
-}
-
-static void write_md(FILE *f, const char *dir, json_t *run, struct rflavour *fl,
-		     unsigned int nf)
-{
-	struct consumer_cell cc[CONS_MAX_CELLS];
-	unsigned int n, i, k, it, stock = nf;
-	bool any;
-
-	n = consumer_cells(false, cc, CONS_MAX_CELLS);
-	/* stock, or stock with overlays (stock+net+rdma+uprobes) */
-	for (k = 0; k < nf; k++)
-		if (!strncmp(fl[k].name, "stock", 5) &&
-		    (fl[k].name[5] == '\0' || fl[k].name[5] == '+'))
-			stock = k;
-	fprintf(f, "<!-- generated by gupctl consumers report (jobs/docs.sh) from %s: do not edit -->\n", dir);
-	fprintf(f, "# Real GUP users under every policy: measured\n\n");
-	fprintf(f, "Generated by `make docs` from the consumers run `%s` (commit `%s`, %s).\n",
-		dir, jstr(run, "commit", NULL) ?: "?", jstr(run, "date", NULL) ?: "?");
-	fprintf(f, "How to read it, and what each interface calls: [consumers-guide.md](consumers-guide.md).\n\n");
-	fprintf(f, "A cell is what the interface did: `ok` (the bytes moved), the errno it returned, `WARN` "
-		"before it when the kernel printed a WARNING during the cell, `DATA LOST` when it "
-		"returned success but the file (read through the guest's page cache after fsync) or "
-		"the disk (read by the host from the scratch image after the VM exited) does not hold the new bytes. "
-		"**Bold** cells differ from the expectation derived from the policy "
-		"(`userspace/consumers.c`, `userspace/policy.c`), which follows in brackets; "
-		"`-` means not run in this run (a `--quick` run has a subset).\n\n");
-	fprintf(f, "| flavour | policy | kernel | cells | ran | as expected | DATA LOST | kernel reports (unexpected) |\n");
-	fprintf(f, "|---|---|---|---|---|---|---|---|\n");
-	for (k = 0; k < nf; k++) {
-		json_t *s = json_object_get(fl[k].doc, "summary");
-
-		if (!fl[k].doc) {
-			fprintf(f, "| %s | | not run | | | | | |\n", fl[k].name);
-			continue;
-		}
-		fprintf(f, "| %s | %s | %s | %lld | %lld | %lld | %lld | %lld (%lld) |\n", fl[k].name,
-			jstr(fl[k].doc, "policy", NULL) ?: "?",
-			jstr(fl[k].doc, "kernel_release", NULL) ?: "?",
-			json_integer_value(json_object_get(s, "cells")),
-			json_integer_value(json_object_get(s, "ran")),
-			json_integer_value(json_object_get(s, "cells")) -
-			json_integer_value(json_object_get(s, "mismatches")),
-			json_integer_value(json_object_get(s, "data_lost")),
-			json_integer_value(json_object_get(s, "kernel_reports")),
-			json_integer_value(json_object_get(s, "unexpected_kernel_reports")));
-	}
-	for (it = 0; it < CONS_COUNT; it++) {
-		fprintf(f, "\n## %s\n\n%s.\n\n", consumers[it].name, consumers[it].title);
-		for (k = 0; k < CONS_SRC_COUNT; k++) {
-			char flags[64];
-			const struct consumer_call *c = &consumers[it].call[k];
-
-			fprintf(f, "- %s: `%s(%s)`: %s\n", consumer_src_name(k),
-				gup_method_name(c->method),
-				gup_flags_str(c->flags, flags, sizeof(flags)), c->path);
-		}
-		fprintf(f, "- gup-v1 (seed 005): %s\n\n",
-			consumers[it].seed005 ? consumers[it].seed005 : consumers[it].seed005_why);
-		md_header(f, fl, nf, "backing, state");
-		for (i = 0; i < n; i++) {
-			if (cc[i].iface != it)
-				continue;
-			fprintf(f, "| %s, %s |", backing_name(cc[i].backing), state_name(cc[i].state));
-			for (k = 0; k < nf; k++)
-				md_verdict(f, rfind(&fl[k], &cc[i]));
-			fputc('\n', f);
-		}
-		/*
-		 * Each expectation that differs from stock's, grouped by the
-		 * policy's reason: the cells, then the first one's whole reason.
-		 */
-		any = false;
-		for (k = 0; k < nf && stock < nf; k++) {
-			const char *pol = jstr(fl[k].doc, "policy", NULL);
-			const char *spol = jstr(fl[stock].doc, "policy", NULL) ?: "stock";
-			struct consumer_expectation es, ek;
-			bool done[CONS_MAX_CELLS] = { false };
-			unsigned int g;
-
-			if (k == stock || !pol)
-				continue;
-			for (i = 0; i < n; i++) {
-				char what[96], reason[2048];
-				const char *preason;
-
-				if (done[i] || cc[i].iface != it || consumer_expect(pol, &cc[i], &ek) ||
-				    consumer_expect(spol, &cc[i], &es) ||
-				    (ek.ok == es.ok && ek.err == es.err &&
-				     !ek.report.kind == !es.report.kind))
-					continue;
-				if (!any)
-					fprintf(f, "\nWhere a flavour's expectation differs from stock's, and why:\n\n");
-				any = true;
-				snprintf(what, sizeof(what), "%s%s (stock %s%s)",
-					 ek.report.kind ? "WARN " : "", expected_outcome(&ek),
-					 es.report.kind ? "WARN " : "", expected_outcome(&es));
-				snprintf(reason, sizeof(reason), "%s", ek.reason);
-				preason = ek.policy.reason;
-				fprintf(f, "- %s: %s on", fl[k].name, what);
-				for (g = i; g < n; g++) {
-					struct consumer_expectation eg, sg;
-					char gwhat[96];
-
-					if (cc[g].iface != it || consumer_expect(pol, &cc[g], &eg) ||
-					    consumer_expect(spol, &cc[g], &sg))
-						continue;
-					snprintf(gwhat, sizeof(gwhat), "%s%s (stock %s%s)",
-						 eg.report.kind ? "WARN " : "", expected_outcome(&eg),
-						 sg.report.kind ? "WARN " : "", expected_outcome(&sg));
-					if (strcmp(gwhat, what) || strcmp(eg.policy.reason, preason))
-						continue;
-					done[g] = true;
-					fprintf(f, "%s %s %s", g == i ? "" : ",",
-						backing_name(cc[g].backing), state_name(cc[g].state));
-				}
-				fprintf(f, ". The first: %s\n", reason);
-			}
-		}
-	}
-	fprintf(f, "\n## Findings: measured against expected\n\n");
-	any = false;
-	for (k = 0; k < nf; k++) {
-		for (i = 0; i < n; i++) {
-			json_t *c = rcell(&fl[k], i);
-
-			if (!c || json_is_true(json_object_get(c, "match")))
-				continue;
-			any = true;
-			fprintf(f, "- %s, cell %lld %s %s %s: %s; expected because: %s\n", fl[k].name,
-				json_integer_value(json_object_get(c, "index")),
-				jstr(c, "interface", NULL), jstr(c, "backing", NULL),
-				jstr(c, "state", NULL), jstr(c, "note", NULL) ?: "?",
-				jstr(c, "expected", "reason") ?: "?");
-		}
-	}
-	if (!any)
-		fprintf(f, "Every cell that ran is as expected.\n");
-}
-
-int consumers_report(int argc, char **argv)
-{
-	static const char * const usage[] = {
-		"gupctl consumers report --md FILE DIR",
-		"",
-		"docs/consumers.md from a consumers results directory (run.json, FLAVOUR.json).",
-		NULL
-	};
-	const char *md = NULL;
-	const struct gopt opts[] = {
-		GOPT_STRING(0, "md", &md, "FILE", "write the page here"),
-		GOPT_END()
-	};
-	struct rflavour fl[REPORT_MAX_FLAVOURS];
-	char path[4096];
-	unsigned int nf = 0, k;
-	json_t *run, *v;
-	size_t x;
-	int ret, argi;
-	FILE *f;
-
-	ret = gopt_parse("consumers report", argc, argv, opts, usage, &argi);
-	if (ret)
-		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
-	if (!md || argc - argi != 1)
-		return usage_error("consumers report", "give --md FILE and one results DIR");
-	snprintf(path, sizeof(path), "%s/run.json", argv[argi]);
-	run = jsonfile_read_object(path, "consumers report");
-	if (!run)
-		return GUPCTL_EXIT_USAGE;
-	json_array_foreach(json_object_get(run, "flavours"), x, v) {
-		if (nf == REPORT_MAX_FLAVOURS)
-			break;
-		fl[nf].name = json_string_value(json_object_get(v, "name"));
-		if (!fl[nf].name)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s.json", argv[argi], fl[nf].name);
-		fl[nf].doc = json_load_file(path, 0, NULL);
-		nf++;
-	}
-	f = fopen(md, "we");
-	if (!f) {
-		fprintf(stderr, "gupctl consumers report: cannot write %s: %s\n", md,
-			errno_name(errno));
-		json_decref(run);
-		return GUPCTL_EXIT_USAGE;
-	}
-	write_md(f, argv[argi], run, fl, nf);
-	ret = fclose(f) ? GUPCTL_EXIT_USAGE : GUPCTL_EXIT_OK;
-	for (k = 0; k < nf; k++)
-		json_decref(fl[k].doc);
-	json_decref(run);
-	return ret;
 }

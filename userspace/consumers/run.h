@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * consumers_run: the guest's half of gupctl consumers (consumers_run.c)
- * and the host's (consumers_judge.c: judge, report).
+ * and the host's (consumers/judge.c, consumers/report.c).
  */
 #ifndef CONSUMERS_RUN_H
 #define CONSUMERS_RUN_H
@@ -52,8 +52,5 @@ int consumers_probe_target(int argc, char **argv);
 /* Run every cell: an exit code (1: a cell could not be set up). */
 int consumers_run(const struct consumers_run_opts *o);
 
-/* Host only: gupctl consumers judge and report (their own option tables). */
-int consumers_judge(int argc, char **argv);
-int consumers_report(int argc, char **argv);
 
 #endif /* CONSUMERS_RUN_H */

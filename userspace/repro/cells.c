@@ -179,3 +179,15 @@ int repro_parse(const char *cmd, int argc, char **argv, const struct gopt *opts,
 		return usage_error(cmd, "unexpected argument '%s'", argv[argi]);
 	return -1;
 }
+
+const char *repro_json_str(json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(obj, key));
+}
+
+const char *repro_json_outcome(json_t *cell, const char *which)
+{
+	const char *s = repro_json_str(json_object_get(cell, which), "outcome");
+
+	return s ? s : "?";
+}

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "lib/options.h"
 #include "model/repro.h"
 
@@ -89,9 +91,10 @@ void repro_fill_pattern(char *buf, size_t len, const char *tag);
 /* "new", "old", "mixed" (whole lines of both), "zeros" or "other". */
 const char *repro_classify(const char *buf, size_t len);
 
-/* Host-only subcommands (repro_judge.c, repro_report.c). */
-int repro_judge(int argc, char **argv);
-int repro_collect(int argc, char **argv);
-int repro_report(int argc, char **argv);
+/* A string field of a JSON object, NULL if it is not one. */
+const char *repro_json_str(json_t *obj, const char *key);
+/* A judged cell's "measured" or "expected" outcome, "?" if it has none. */
+const char *repro_json_outcome(json_t *cell, const char *which);
+
 
 #endif /* REPRO_H */

@@ -30,6 +30,7 @@
 #include "lib/util.h"
 #include "model/cell.h"
 #include "repro/cells.h"
+#include "repro/judge.h"
 
 #define JUDGE_MAX_FRAMES	10
 #define JUDGE_REPORT_LINES	120	/* a report longer than this has ended */

@@ -47,6 +47,9 @@
 #include "model/cell.h"
 #include "model/detect.h"
 #include "repro/cells.h"
+#include "repro/collect.h"
+#include "repro/judge.h"
+#include "repro/report.h"
 #include "repro/run.h"
 
 /* fs/ext4/ext4.h (not uapi in 6.1): EXT4_IOC_MOVE_EXT's argument */
@@ -640,6 +643,7 @@ static const struct gopt_cmd repro_subcommands[] = {
 	GOPT_CMD_HOST("judge", repro_judge, "judge a cell's guest facts"),
 	GOPT_CMD_HOST("collect", repro_collect, "a flavour's cells in one document"),
 	GOPT_CMD_HOST("report", repro_report, "the results page"),
+	GOPT_CMD_HOST("slice", repro_slice, "a boot's console cut into its cells' slices"),
 	GOPT_CMD_END()
 };
 
