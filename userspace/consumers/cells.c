@@ -89,7 +89,7 @@ const struct consumer consumers[CONS_COUNT] = {
 		.call = {
 			[CONS_SRC_61] = { GUP_PIN_METHOD_GET_FAST, W,
 				"ext4_dio_read_iter() -> iomap_dio_rw() (fs/ext4/file.c:94) -> bio_iov_iter_get_pages() (fs/iomap/direct-io.c:327) -> iov_iter_get_pages2() (block/bio.c:1217) -> get_user_pages_fast(), FOLL_WRITE for a read's destination (lib/iov_iter.c:1449-1450, 1460)",
-				0, "GUP's errno is the read's (lib/iov_iter.c:1461-1462; ext4 asks iomap for no partial result, fs/ext4/file.c:94)" },
+				0, "GUP's errno is the read's: res <= 0 returns it (lib/iov_iter.c:1461-1462), and ext4 asks iomap_dio_rw() for no partial result (fs/ext4/file.c:94)" },
 			[CONS_SRC_612] = { GUP_PIN_METHOD_PIN_FAST, W,
 				"ext4_dio_read_iter() -> iomap_dio_rw() (fs/ext4/file.c:94) -> bio_iov_iter_get_pages() (fs/iomap/direct-io.c:416) -> iov_iter_extract_pages() (block/bio.c:1357) -> iov_iter_extract_user_pages(): pin_user_pages_fast(), FOLL_WRITE for ITER_DEST (lib/iov_iter.c:1808-1809, 1821)",
 				0, "GUP's errno is the read's (lib/iov_iter.c:1822)" },
@@ -389,6 +389,17 @@ int consumer_config_has(const char *path, enum consumer_iface iface)
 	return has;
 }
 
+/*
+ * The 6.1 call paths as gup-v1's own tree has them, where seed 005's hunks
+ * move the lines they cite: its __update_ref_ctr() hunk takes a line more,
+ * so kernel/events/uprobes.c's lines after 377 are one further down.  The
+ * other paths cite the same lines in both trees.
+ */
+static const char *const seed005_paths[CONS_COUNT] = {
+	[CONS_UPROBE_REFCTR] = "probe_event_enable() -> uprobe_register_refctr() (kernel/trace/trace_uprobe.c:1087) -> install_breakpoint() -> uprobe_write_opcode() -> update_ref_ctr() (kernel/events/uprobes.c:501) -> __update_ref_ctr(): get_user_pages_remote(FOLL_WRITE | FOLL_ALLOW_BROKEN_FILE_MAPPING) (kernel/events/uprobes.c:376-378), *ptr += d through the kernel mapping",
+	[CONS_UPROBE] = "install_breakpoint() -> set_swbp() -> uprobe_write_opcode(): gup_flags = FOLL_FORCE (| FOLL_SPLIT_PMD, not modelled) (kernel/events/uprobes.c:470, 477), get_user_pages_remote() reads the old page (kernel/events/uprobes.c:479); the breakpoint goes into a new anonymous page that __replace_page() maps (kernel/events/uprobes.c:549): no write through GUP",
+};
+
 int consumer_expect(const char *policy, const struct consumer_cell *c,
 		    struct consumer_expectation *e)
 {
@@ -406,7 +417,11 @@ int consumer_expect(const char *policy, const struct consumer_cell *c,
 	e->src = consumer_src_of(policy);
 	call = &k->call[e->src];
 	e->gup = (struct cell){ call->method, call->flags, c->backing, c->state };
-	why(e, "%s (%s): %s", k->name, consumer_src_name(e->src), call->path);
+	if (!strcmp(policy, "v1") && seed005_paths[c->iface])
+		why(e, "%s (6.1.192 + seed 005, gup-v1's tree): %s", k->name,
+		    seed005_paths[c->iface]);
+	else
+		why(e, "%s (%s): %s", k->name, consumer_src_name(e->src), call->path);
 	if (!strcmp(policy, "v1")) {
 		if (!k->seed005)
 			why(e, "seed 005 gives it no FOLL_ALLOW_BROKEN_FILE_MAPPING: %s",

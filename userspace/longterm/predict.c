@@ -204,7 +204,7 @@ static void predict_gup_test(const struct lt_kernel *k, const struct lt_test *t,
 	p->via = "gup_test";
 	if (!k->gup_test) {
 		p->verdict = LT_SKIP;
-		why(p, "no CONFIG_GUP_TEST: /sys/kernel/debug/gup_test does not open and the suite skips (gup_longterm.c:145-148)");
+		why(p, "no CONFIG_GUP_TEST: /sys/kernel/debug/gup_test does not open (gup_fd < 0) and the suite skips (gup_longterm.c:145-148)");
 		return;
 	}
 	/* pin_longterm_test_start(), 6.12: mm/gup_test.c:225, 252-273 */
@@ -216,8 +216,11 @@ static void predict_gup_test(const struct lt_kernel *k, const struct lt_test *t,
 	};
 	if (!t->c->rw)
 		p->cell_note = "then mprotect(PROT_READ) (gup_longterm.c:131): the matrix has no such state; the pin has no FOLL_WRITE, so neither check_vma_flags()'s VM_WRITE test nor any write policy applies";
-	why(p, "PIN_LONGTERM_TEST_START: %s(FOLL_LONGTERM%s) (6.12: mm/gup_test.c:268-273) on a page memset() write-faulted (gup_longterm.c:122)",
-	    fast ? "pin_user_pages_fast" : "pin_user_pages", t->c->rw ? "|FOLL_WRITE" : "");
+	/* in the tree's own lines: 6.1's are patches/gup-test-longterm's backport */
+	why(p, "PIN_LONGTERM_TEST_START: %s(FOLL_LONGTERM%s) (%s) on a page memset() write-faulted (gup_longterm.c:122)",
+	    fast ? "pin_user_pages_fast" : "pin_user_pages", t->c->rw ? "|FOLL_WRITE" : "",
+	    k->patchlevel == 12 ? "6.12: mm/gup_test.c:268-273" :
+	    "6.1 + patches/gup-test-longterm: mm/gup_test.c:269-274");
 	p->has_cell = true;
 	p->matrix_index = matrix_index(&p->cell);
 	if (!k->longterm_ioctls) {
@@ -240,7 +243,7 @@ static void predict_gup_test(const struct lt_kernel *k, const struct lt_test *t,
 		why(p, "EINVAL: the suite skips (gup_longterm.c:167-169)");
 	} else {
 		p->verdict = LT_NOT_OK;
-		why(p, "%s: neither EINVAL nor EFAULT, the suite fails (gup_longterm.c:173-175)",
+		why(p, "%s: neither EINVAL nor EFAULT, the suite fails (ksft_test_result_fail(), gup_longterm.c:173-175)",
 		    errno_name(p->err));
 	}
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Expected outcomes of matrix cells, one function per GUP policy.  Every
- * reason names the kernel code that decides; line numbers are 6.1.192's,
- * or 6.12.118's for a policy of 6.12 (policy_source()).
+ * reason names the kernel code that decides; its line numbers are those of
+ * the policy's own tree (patches/flavours): 6.1.192's as the lab builds it
+ * for stock, the series' trees for v1, v7 and v9 (reasons_61[]), 6.12.118's
+ * for mainline.  tests/host/citations.sh checks them against the trees.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -103,6 +105,61 @@ static bool cell_impossible(const struct cell *c, struct expectation *e)
 }
 
 /*
+ * The reasons the 6.1 policies share, each with the line numbers of the
+ * policy's own tree: stock's (6.1.192 + patches/gup-test-longterm, which
+ * touches mm/gup_test.* only; ext4-2018, the other flavour of the stock
+ * policy, differs from it in fs/ext4/inode.c only), and gup-v1's, gup-v7's
+ * and gup-v9's, whose series move the lines of mm/gup.c.  The stock
+ * functions below give reasons_61[0]'s; the v1, v7 and v9 ones swap them
+ * for their tree's (in_tree()).  R61_WRITE is each policy's own: why a
+ * write its check does not refuse goes through.
+ */
+enum reason_61 {
+	R61_LONGTERM_GET,	/* is_valid_gup_flags()'s WARN */
+	R61_LONGTERM_UNLOCKED,	/* get_user_pages_unlocked()'s WARN */
+	R61_FAST_FLAGS,		/* internal_get_user_pages_fast()'s WARN */
+	R61_SHARED_RO_FORCE,	/* check_vma_flags(): no COW, FOLL_FORCE or not */
+	R61_NO_WRITE,		/* check_vma_flags(): no VM_WRITE, no FOLL_FORCE */
+	R61_COW_FORCE,		/* check_vma_flags(): FOLL_FORCE breaks COW */
+	R61_WRITE,		/* a write the policy lets through */
+	R61_COUNT
+};
+
+/* Per tree: mm/gup.c's WARN lines, then check_vma_flags()'s VM_WRITE test. */
+#define REASONS_61(lt_get, lt_unlocked, fast_flags, vm_write, no_force,	\
+		   follow_write, write)						\
+	[R61_LONGTERM_GET] = "is_valid_gup_flags() (mm/gup.c:" lt_get ", from get_user_pages*()): FOLL_LONGTERM requires FOLL_PIN: WARN_ON_ONCE, -EINVAL", \
+	[R61_LONGTERM_UNLOCKED] = "get_user_pages_unlocked() (mm/gup.c:" lt_unlocked "): FOLL_LONGTERM cannot drop mmap_lock to retry: WARN_ON_ONCE, -EINVAL", \
+	[R61_FAST_FLAGS] = "internal_get_user_pages_fast() (mm/gup.c:" fast_flags "): FOLL_ALLOW_BROKEN_FILE_MAPPING is not in its allowed flags (seed 005 adds it to callers, not there): WARN_ON_ONCE, -EINVAL", \
+	[R61_SHARED_RO_FORCE] = "check_vma_flags() (mm/gup.c:" vm_write "): no VM_WRITE, and FOLL_FORCE does not help: a MAP_SHARED mapping of an O_RDONLY file loses VM_SHARED and VM_MAYWRITE (mm/mmap.c:1386), so it is no COW mapping", \
+	[R61_NO_WRITE] = "check_vma_flags() (mm/gup.c:" no_force "): FOLL_WRITE on a VMA without VM_WRITE and no FOLL_FORCE", \
+	[R61_COW_FORCE] = "FOLL_FORCE on a COW mapping passes check_vma_flags() (mm/gup.c:" vm_write "); the write fault breaks COW and can_follow_write_pte() (mm/gup.c:" follow_write ") takes the exclusive anonymous copy: the debugger's breakpoint", \
+	[R61_WRITE] = write
+
+static const char *const reasons_61[][R61_COUNT] = {
+	{ REASONS_61("2184", "2367", "3047", "1082-1098", "1082-1084", "506",
+		     "6.1 has no file-backed write policy: a write fault (page_mkwrite for files, COW for private mappings) makes the page writable and GUP takes it") },
+	{ REASONS_61("2218", "2401", "3081", "1116-1132", "1116-1118", "506",
+		     "seed 005 leaves this VMA alone: check_vma_flags() asks can_write_file_mapping() of file VMAs only (!vma_anon, mm/gup.c:1112-1113), and can_write_file_mapping() passes shmem and hugetlb (vma_is_shmem(), is_file_hugepages(): mm/gup.c:1089); the write fault (COW for private mappings) makes the page writable and GUP takes it") },
+	{ REASONS_61("2283", "2466", "3146", "1181-1197", "1181-1183", "564",
+		     "v7 leaves this VMA alone: check_vma_flags() asks writeable_file_mapping_allowed() of file VMAs only (!vma_anon, mm/gup.c:1177-1178), and vma_needs_dirty_tracking() (mm/mmap.c:1538) is false for shmem and hugetlb (no page_mkwrite, no writeback); the write fault (COW for private mappings) makes the page writable and GUP takes it") },
+	{ REASONS_61("2227", "2410", "3191", "1125-1141", "1125-1127", "507",
+		     "writable_file_mapping_allowed() (mm/gup.c:1083-1098) passes: not both FOLL_PIN and FOLL_LONGTERM, or a VMA without dirty tracking (shmem, hugetlb; an anonymous VMA never reaches it); the write fault (page_mkwrite for files, COW for private mappings) makes the page writable and GUP takes it") },
+};
+enum { TREE_STOCK, TREE_V1, TREE_V7, TREE_V9 };
+
+/* @e as the policy of @tree gives it: stock's reason with @tree's lines. */
+static struct expectation in_tree(struct expectation e, unsigned int tree)
+{
+	unsigned int i;
+
+	for (i = 0; i < R61_COUNT; i++)
+		if (e.reason == reasons_61[TREE_STOCK][i])
+			e.reason = reasons_61[tree][i];
+	return e;
+}
+
+/*
  * What 6.1 decides from the method and flags alone, before any VMA is
  * looked at.  @has_allow_broken: the kernel defines
  * FOLL_ALLOW_BROKEN_FILE_MAPPING (seed 005, gup-v1).  The answer is the
@@ -120,13 +177,13 @@ static bool flags_decide_61(const struct cell *c, bool has_allow_broken,
 		e->by_driver = true;
 	} else if (lt && !method_is_pin(m) && !method_is_unlocked(m)) {
 		*e = warned(EINVAL, "WARN_ON_ONCE(gup_flags & FOLL_LONGTERM)",
-			    "is_valid_gup_flags() (mm/gup.c:2184, from get_user_pages*()): FOLL_LONGTERM requires FOLL_PIN: WARN_ON_ONCE, -EINVAL");
+			    reasons_61[TREE_STOCK][R61_LONGTERM_GET]);
 	} else if (lt && method_is_unlocked(m)) {
 		*e = warned(EINVAL, "WARN_ON_ONCE(gup_flags & FOLL_LONGTERM)",
-			    "get_user_pages_unlocked() (mm/gup.c:2367): FOLL_LONGTERM cannot drop mmap_lock to retry: WARN_ON_ONCE, -EINVAL");
+			    reasons_61[TREE_STOCK][R61_LONGTERM_UNLOCKED]);
 	} else if (ab && method_is_fast(m)) {
 		*e = warned(EINVAL, "WARN_ON_ONCE(gup_flags & ~(FOLL_WRITE",
-			    "internal_get_user_pages_fast() (mm/gup.c:3047): FOLL_ALLOW_BROKEN_FILE_MAPPING is not in its allowed flags (seed 005 adds it to callers, not there): WARN_ON_ONCE, -EINVAL");
+			    reasons_61[TREE_STOCK][R61_FAST_FLAGS]);
 	} else {
 		return false;
 	}
@@ -171,14 +228,14 @@ static struct expectation expect_stock_61(const struct cell *c,
 		return e;
 	if (write && c->backing == BACKING_EXT4_SHARED_RO)
 		return refused(EFAULT, force ?
-			       "check_vma_flags() (mm/gup.c:1082-1098): no VM_WRITE, and FOLL_FORCE does not help: a MAP_SHARED mapping of an O_RDONLY file loses VM_SHARED and VM_MAYWRITE (mm/mmap.c:1386), so it is no COW mapping" :
-			       "check_vma_flags() (mm/gup.c:1082-1084): FOLL_WRITE on a VMA without VM_WRITE and no FOLL_FORCE");
+			       reasons_61[TREE_STOCK][R61_SHARED_RO_FORCE] :
+			       reasons_61[TREE_STOCK][R61_NO_WRITE]);
 	if (write && c->backing == BACKING_EXT4_PRIVATE_RO)
 		return force ?
-		       pinned("FOLL_FORCE on a COW mapping passes check_vma_flags() (mm/gup.c:1082-1098); the write fault breaks COW and can_follow_write_pte() (mm/gup.c:506) takes the exclusive anonymous copy: the debugger's breakpoint") :
-		       refused(EFAULT, "check_vma_flags() (mm/gup.c:1082-1084): FOLL_WRITE on a VMA without VM_WRITE and no FOLL_FORCE");
+		       pinned(reasons_61[TREE_STOCK][R61_COW_FORCE]) :
+		       refused(EFAULT, reasons_61[TREE_STOCK][R61_NO_WRITE]);
 	if (write)
-		return pinned("6.1 has no file-backed write policy: a write fault (page_mkwrite for files, COW for private mappings) makes the page writable and GUP takes it");
+		return pinned(reasons_61[TREE_STOCK][R61_WRITE]);
 	return pinned("a read pin: GUP faults the page in readable and takes it");
 }
 
@@ -198,7 +255,7 @@ static struct expectation expect_stock(const struct cell *c)
  */
 static struct expectation expect_gup_v1(const struct cell *c)
 {
-	struct expectation e = expect_stock_61(c, true);
+	struct expectation e = in_tree(expect_stock_61(c, true), TREE_V1);
 	const struct backing_spec *b = backing_spec(c->backing);
 
 	if (e.outcome == OUTCOME_NOT_APPLICABLE || e.report.kind || e.by_driver)
@@ -242,7 +299,7 @@ static bool v7_fast_path_takes(const struct cell *c)
  */
 static struct expectation expect_gup_v7(const struct cell *c)
 {
-	struct expectation e = expect_stock(c);
+	struct expectation e = in_tree(expect_stock(c), TREE_V7);
 
 	if (e.outcome == OUTCOME_NOT_APPLICABLE || e.report.kind || e.by_driver)
 		return e;
@@ -255,7 +312,7 @@ static struct expectation expect_gup_v7(const struct cell *c)
 		return (c->flags & GUP_PIN_FLAG_LONGTERM) ?
 			pinned("GUP-fast takes the anonymous COW copy (no mapping: whitelisted); the VMA is never checked") :
 			pinned("GUP-fast takes the present writable PTE: v7's fast check is for FOLL_LONGTERM only, the VMA is never checked");
-	return refused(EFAULT, "check_vma_flags() -> writeable_file_mapping_allowed() (v7), before the VM_WRITE test: a FOLL_PIN write to a VMA that vma_needs_dirty_tracking()");
+	return refused(EFAULT, "check_vma_flags() -> writeable_file_mapping_allowed() (v7: mm/gup.c:1177-1179), before the VM_WRITE test: a FOLL_PIN write, long-term or not, to a VMA for which vma_needs_dirty_tracking() (mm/mmap.c:1538) is true (page_mkwrite, or a mapping that can write back) is refused, -EFAULT; GUP-fast's folio_longterm_write_pin_allowed() (mm/gup.c:114) sends a long-term pin of a page-cache folio there too");
 }
 
 /*
@@ -271,7 +328,7 @@ static struct expectation expect_gup_v7(const struct cell *c)
  */
 static struct expectation expect_gup_v9(const struct cell *c)
 {
-	struct expectation e = expect_stock(c);
+	struct expectation e = in_tree(expect_stock(c), TREE_V9);
 	unsigned int need = GUP_PIN_FLAG_WRITE | GUP_PIN_FLAG_LONGTERM;
 
 	if (e.outcome == OUTCOME_NOT_APPLICABLE || e.report.kind || e.by_driver)

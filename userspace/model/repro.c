@@ -2,10 +2,13 @@
 /*
  * repro: the ext4-2018 reproduction's expectations (repro.h).
  *
- * Line numbers are 6.1.192's (Debian linux-source-6.1 6.1.192-3), as in
- * the stock tree, or 6.12.118's for a policy of 6.12 (repro_cites); the BUG's line
- * comes from the flavour's own tree.  The code they cite is the same in
- * both: cc5095747edf's warning is still 6.12's.
+ * Line numbers are those of the flavour's own tree (repro_cites): 6.1.192's
+ * (Debian linux-source-6.1 6.1.192-3) as the stock and gup-v1 trees have
+ * them, gup-v7's and gup-v9's where their series move mm/gup.c, ext4-2018's
+ * (ext4=bug: cc5095747edf reverted moves fs/ext4/inode.c), or 6.12.118's
+ * for a policy of 6.12; the BUG's line comes from the flavour's tree too
+ * (--bug-site).  The code they cite is the same in all of them:
+ * cc5095747edf's warning is still 6.12's.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -42,6 +45,35 @@ static const struct repro_cites repro_cites_61 = {
 	"fs/ext4/inode.c:2671-2672", "fs/ext4/extents.c:5827-5828",
 };
 
+/* gup-v7 and gup-v9: the series move mm/gup.c, nothing else cited here */
+static const struct repro_cites repro_cites_v7 = {
+	"fs/ext4/move_extent.c:361", "fs/ext4/inode.c:3310", "fs/buffer.c:2815",
+	"fs/buffer.c:2782", "fs/ext4/inode.c:6298", "fs/ext4/inode.c:6338",
+	"fs/ext4/readpage.c:225", "fs/ext4/readpage.c:399", "mm/gup.c:381",
+	"mm/page-writeback.c:2788", "fs/ext4/inode.c:3664",
+	"fs/ext4/inode.c:2671-2672", "fs/ext4/extents.c:5827-5828",
+};
+
+static const struct repro_cites repro_cites_v9 = {
+	"fs/ext4/move_extent.c:361", "fs/ext4/inode.c:3310", "fs/buffer.c:2815",
+	"fs/buffer.c:2782", "fs/ext4/inode.c:6298", "fs/ext4/inode.c:6338",
+	"fs/ext4/readpage.c:225", "fs/ext4/readpage.c:399", "mm/gup.c:324",
+	"mm/page-writeback.c:2788", "fs/ext4/inode.c:3664",
+	"fs/ext4/inode.c:2671-2672", "fs/ext4/extents.c:5827-5828",
+};
+
+/*
+ * ext4-2018 (stock's GUP, ext4=bug): the revert of cc5095747edf moves
+ * fs/ext4/inode.c's lines, and takes the no-buffers warning away.
+ */
+static const struct repro_cites repro_cites_ext4_2018 = {
+	"fs/ext4/move_extent.c:361", "fs/ext4/inode.c:3285", "fs/buffer.c:2815",
+	"fs/buffer.c:2782", "fs/ext4/inode.c:6273", "fs/ext4/inode.c:6313",
+	"fs/ext4/readpage.c:225", "fs/ext4/readpage.c:399", "mm/gup.c:323",
+	"mm/page-writeback.c:2788", "fs/ext4/inode.c:3639",
+	"(none: cc5095747edf reverted)", "fs/ext4/extents.c:5827-5828",
+};
+
 static const struct repro_cites repro_cites_612 = {
 	"fs/ext4/move_extent.c:369", "fs/ext4/inode.c:3256", "fs/buffer.c:2961",
 	"fs/buffer.c:2904", "fs/ext4/inode.c:6256", "fs/ext4/inode.c:6296",
@@ -55,7 +87,13 @@ static const struct repro_cites *repro_cites_for(const char *policy)
 {
 	const char *src = policy_source(policy);
 
-	return src && !strcmp(src, "6.12") ? &repro_cites_612 : &repro_cites_61;
+	if (src && !strcmp(src, "6.12"))
+		return &repro_cites_612;
+	if (!strcmp(policy, "v7"))
+		return &repro_cites_v7;
+	if (!strcmp(policy, "v9"))
+		return &repro_cites_v9;
+	return &repro_cites_61;
 }
 
 const char * const repro_route_choices[REPRO_ROUTE_COUNT + 1] = {
@@ -113,8 +151,8 @@ static bool repro_buffers_at_unpin(const struct repro_cell *c,
 	}
 	snprintf(why, size,
 		 "no FOLL_WRITE, no page_mkwrite: ext4_mpage_readpages() (%s) read the page "
-		 "with a bio of its own, without buffers (only its 'confused' fallback, %s, "
-		 "attaches them)", k->readpages, k->confused);
+		 "with a bio of its own, without buffers (only its 'confused' fallback, "
+		 "block_read_full_folio() at %s, attaches them)", k->readpages, k->confused);
 	return false;
 }
 
@@ -210,6 +248,9 @@ int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
 	struct expectation pin;
 	char route_why[512], why[1024];
 
+	/* ext4=bug on 6.1 is ext4-2018's tree */
+	if (k == &repro_cites_61 && ext4 == REPRO_EXT4_BUG)
+		k = &repro_cites_ext4_2018;
 	memset(e, 0, sizeof(*e));
 	if (!gup || ext4 >= REPRO_EXT4_COUNT)
 		return -EINVAL;
