@@ -5,7 +5,7 @@
  * RDMA on rxe and siw, uprobes) driven
  * from user space on every matrix backing and page state, no driver.
  *   run     (guest) every cell, measured, as JSON; a marker per cell
- *   expect  every cell's expectation under a policy (consumers.c)
+ *   expect  every cell's expectation under a policy (consumers/cells.c)
  *   judge   (host) measured against expected: FLAVOUR.json and KTAP
  *   report  (host) docs/consumers.md from a results directory
  *   cell, probe-target  internal: run by consumers run itself
@@ -106,17 +106,5 @@ int cmd_consumers(int argc, char **argv)
 		GOPT_CMD("probe-target", consumers_probe_target, NULL),
 		GOPT_CMD_END()
 	};
-	const struct gopt opts[] = { GOPT_END() };
-	int ret, argi;
-
-	ret = gopt_cmd_run("consumers", sub, argc - 1, argv + 1);
-	if (ret != GOPT_CMD_NONE)
-		return ret;
-	ret = gopt_parse("consumers", argc, argv, opts, consumers_usage, &argi);
-	if (ret)
-		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
-	if (argi >= argc)
-		return usage_error("consumers", "give a subcommand: run, expect, judge or report");
-	return usage_error("consumers", "unknown subcommand '%s': run, expect, judge or report",
-			   argv[argi]);
+	return gopt_cmd_main("consumers", sub, consumers_usage, argc, argv);
 }

@@ -380,3 +380,41 @@ int gopt_cmd_run(const char *cmd, const struct gopt_cmd *cmds, int argc, char **
 	}
 	return c->run(argc, argv);
 }
+
+/* The names of @cmds' entries that have a summary (the others are internal), "a, b or c". */
+static char *gopt_cmd_names(const struct gopt_cmd *cmds, char *buf, size_t size)
+{
+	const struct gopt_cmd *c, *last = NULL;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (c = cmds; c->name; c++)
+		if (c->summary)
+			last = c;
+	for (c = cmds; c->name; c++) {
+		if (!c->summary)
+			continue;
+		n += snprintf(buf + n, n < size ? size - n : 0, "%s%s",
+			      c == cmds ? "" : c == last ? " or " : ", ", c->name);
+	}
+	return buf;
+}
+
+int gopt_cmd_main(const char *cmd, const struct gopt_cmd *cmds,
+		  const char * const *usage, int argc, char **argv)
+{
+	const struct gopt opts[] = { GOPT_END() };
+	char names[256];
+	int ret, argi;
+
+	ret = gopt_cmd_run(cmd, cmds, argc - 1, argv + 1);
+	if (ret != GOPT_CMD_NONE)
+		return ret;
+	ret = gopt_parse(cmd, argc, argv, opts, usage, &argi);
+	if (ret)
+		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
+	gopt_cmd_names(cmds, names, sizeof(names));
+	if (argi >= argc)
+		return usage_error(cmd, "give a subcommand: %s", names);
+	return usage_error(cmd, "unknown subcommand '%s': %s", argv[argi], names);
+}

@@ -166,5 +166,12 @@ const struct gopt_cmd *gopt_cmd_find(const struct gopt_cmd *cmds, const char *na
  * so, if it is host only and this is the guest build; else its exit code.
  */
 int gopt_cmd_run(const char *cmd, const struct gopt_cmd *cmds, int argc, char **argv);
+/*
+ * A command that is only its sub-commands (argv[0] the command): run the
+ * one argv[1] names, or print @usage for --help, or say which there are
+ * (those with a summary; the others are internal).  An exit code.
+ */
+int gopt_cmd_main(const char *cmd, const struct gopt_cmd *cmds,
+		  const char * const *usage, int argc, char **argv);
 
 #endif /* OPTIONS_H */
