@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * bench: gupctl bench's operations (the guest runs them, the host reports
- * on them: bench_report.c) and the statistics both sides use.
+ * on them: bench/report.c) and the statistics both sides use.
  */
 #ifndef BENCH_H
 #define BENCH_H

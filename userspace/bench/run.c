@@ -6,7 +6,7 @@
  * gup_test) for the same calls, in the same boot, interleaved.  Each
  * repetition maps its memory afresh and writes every page first, as
  * gup_test does; the figures are ns per page, median, min and max over the
- * repetitions.  The host side, `gupctl bench report`, is bench_report.c;
+ * repetitions.  The host side, `gupctl bench report`, is bench/report.c;
  * the guide is docs/performance.md.
  */
 #define _GNU_SOURCE

@@ -2,9 +2,10 @@
 /*
  * kreports (host only): the kernel reports of a console as
  * qemu/scan-console.sh --reports lists them, read and checked.  The one C
- * reader of that JSON, for gupctl report --collect (matrix_collect.c) and
- * gupctl repro judge (repro_judge.c); the patterns that find the reports
- * live in scan-console.sh alone.
+ * reader of that JSON, for gupctl report --collect (matrix/collect.c),
+ * gupctl repro judge (repro/judge.c), gupctl consumers judge
+ * (consumers/judge.c) and gupctl longterm judge (longterm/judge.c); the
+ * patterns that find the reports live in scan-console.sh alone.
  */
 #ifndef KREPORTS_H
 #define KREPORTS_H

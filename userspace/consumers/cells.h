@@ -5,7 +5,7 @@
  * as the GUP call it makes in 6.1.192 and in 6.12.118 (entry point, FOLL_*
  * flags, file:line), plus what the caller does around it (io_uring's own
  * VMA check in 6.1, the errno it turns a refusal into); the flavour's
- * policy function (policy.h) answers for the GUP call on the matrix cell
+ * policy function (model/policy.h) answers for the GUP call on the matrix cell
  * of the same method, flags, backing and page state.  Never from a run.
  */
 #ifndef CONSUMERS_H
@@ -166,7 +166,7 @@ char *consumer_cell_file(unsigned int index, enum cell_backing backing,
  */
 void consumer_pattern(unsigned int index, bool new, char *buf, size_t len);
 
-/* The marker step on /dev/kmsg (gupctl.h, kmsg_mark()). */
+/* The marker step on /dev/kmsg (lib/kmsg.h, kmsg_mark()). */
 #define CONS_MARK_STEP		"consumers"
 
 /* The outcome @e expects in words: "ok" or its errno's name. */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * consumers_rdma: the RDMA cells of gupctl consumers run, in gupctl-rdma
+ * rdma: the RDMA cells of gupctl consumers run, in gupctl-rdma
  * only (linked with libibverbs, which dlopens its providers: librxe,
  * libsiw).  The target's page is registered with ibv_reg_mr() on the soft
- * device consumers_run.c made (CONS_RXE_DEV, CONS_SIW_DEV); on rxe a second
+ * device consumers/run.c made (CONS_RXE_DEV, CONS_SIW_DEV); on rxe a second
  * RC QP on the same port then RDMA WRITEs a page of NEW into it, so that
  * the cell judges whether the data landed.  siw: registration only (an
  * iWARP QP reaches RTS only through the connection manager).

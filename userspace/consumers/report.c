@@ -114,7 +114,7 @@ static void write_md(FILE *f, const char *dir, json_t *run, struct rflavour *fl,
 		"returned success but the file (read through the guest's page cache after fsync) or "
 		"the disk (read by the host from the scratch image after the VM exited) does not hold the new bytes. "
 		"**Bold** cells differ from the expectation derived from the policy "
-		"(`userspace/consumers.c`, `userspace/policy.c`), which follows in brackets; "
+		"(`userspace/consumers/cells.c`, `userspace/model/policy.c`), which follows in brackets; "
 		"`-` means not run in this run (a `--quick` run has a subset).\n\n");
 	fprintf(f, "| flavour | policy | kernel | cells | ran | as expected | DATA LOST | kernel reports (unexpected) |\n");
 	fprintf(f, "|---|---|---|---|---|---|---|---|\n");

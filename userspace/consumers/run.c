@@ -2,10 +2,10 @@
 /*
  * consumers_run: gupctl consumers run, in the guest.  Each cell is one
  * real kernel interface on fresh memory of one backing and page state
- * (userspace/target.c makes it, in a forked child: the "target"), with a
+ * (lib/target.c makes it, in a forked child: the "target"), with a
  * marker on /dev/kmsg before it; the call's result and what each view of
  * the page reads back afterwards (the mapping, the file) go to a JSON
- * document that the host judges (consumers_judge.c) once it has read the
+ * document that the host judges (consumers/judge.c) once it has read the
  * ext4 files back from the scratch image.  Nothing here expects anything.
  */
 #define _GNU_SOURCE

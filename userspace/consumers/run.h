@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * consumers_run: the guest's half of gupctl consumers (consumers_run.c)
+ * consumers_run: the guest's half of gupctl consumers (consumers/run.c)
  * and the host's (consumers/judge.c, consumers/report.c).
  */
 #ifndef CONSUMERS_RUN_H

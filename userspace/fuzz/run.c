@@ -5,7 +5,7 @@
  * its number, make N operations between them on memory of their own (anon,
  * a shmem memfd, a file on ext4, a hugetlb memfd, laid out with holes and
  * PROT_NONE between the mappings), through one fd they all share and fds
- * of their own; policy.c's abi_answers() judges every answer.  At the end
+ * of their own; model/abi.c's abi_answers() judges every answer.  At the end
  * every fd is closed and the driver's debugfs counters must show no pin
  * left.  KTAP on stdout.  The guide: docs/gupctl.md, "gupctl fuzz".
  *
@@ -381,7 +381,7 @@ static void fz_log(struct fz_thread *t, const char *fmt, ...)
 
 /*
  * Judge answer @err (0 or a positive errno) of the request @what against
- * the ABI (policy.c).  True if it is allowed.
+ * the ABI (model/abi.c).  True if it is allowed.
  */
 static bool fz_judge(struct fz_thread *t, const struct abi_call *c, int err,
 		     const char *what)

@@ -5,7 +5,7 @@
  * as the lab sees it.  Each of its tests is a long-term pin of one page
  * (or huge page) that the matrix also makes: the same method, flags,
  * backing and page state.  Its verdict is predicted by asking the
- * flavour's policy function (policy.h) for that cell, modelling what lies
+ * flavour's policy function (model/policy.h) for that cell, modelling what lies
  * between the suite and GUP (mm/gup_test.c's ioctl, io_uring's fixed
  * buffer registration), and applying the suite's own expectation.
  */

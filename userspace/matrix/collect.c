@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * matrix_collect: gupctl report --collect, on the host after each boot.
+ * collect: gupctl report --collect, on the host after each boot.
  * One flavour's results document (FLAVOUR.json, docs/results.md) from the
  * guest's matrix and xcheck documents, the run's facts, and the kernel
  * reports on the console, each attributed to the marker before it.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * matrix_json: write a matrix cell as JSON and read a matrix document back
+ * json: write a matrix cell as JSON and read a matrix document back
  * (docs/results.md), checking every field it uses: cells are found by
  * their names and must sit at their index.
  */

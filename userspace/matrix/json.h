@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * matrix_json: the matrix's JSON documents (docs/results.md), written and
+ * json: the matrix's JSON documents (docs/results.md), written and
  * read with jansson.  gupctl matrix writes a cell with matrix_json_cell();
  * xcheck and report read a document back with matrix_json_load(): the
  * guest's matrix document (gupctl matrix --json) or a flavour's results
@@ -42,7 +42,7 @@ struct mcell {
 	struct gup_page_state page;
 };
 
-/* A kernel report on the console, attributed to a marker (gupctl.h). */
+/* A kernel report on the console, attributed to a marker (console/markers.h). */
 struct mreport {
 	const char *kind, *title;
 	const char *location;		/* file:line, or NULL */

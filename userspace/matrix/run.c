@@ -3,7 +3,7 @@
  * gupctl matrix: run every cell of the GUP matrix (backing x state x method
  * x flags) on fresh memory, each against the outcome a GUP policy expects.
  * KTAP on stdout, a marker per cell on /dev/kmsg; the cells as JSON on
- * request (matrix_json.h).  The guide: docs/gupctl.md, "gupctl matrix".
+ * request (matrix/json.h).  The guide: docs/gupctl.md, "gupctl matrix".
  */
 #define _GNU_SOURCE
 #include <errno.h>

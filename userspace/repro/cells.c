@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * repro: the cells of the ext4-2018 reproduction, their names, and the
- * OLD/NEW patterns, shared by the guest and the host sides (repro.h).
+ * OLD/NEW patterns, shared by the guest and the host sides (cells.h).
  */
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * repro: what the guest side (gupctl repro ext4-2018) and the host side
  * (gupctl repro judge, collect, report) of the ext4-2018 reproduction
  * share: the cells, their names, the two data patterns and how a page is
- * classified against them.  The expectations live in policy.c.
+ * classified against them.  The expectations live in model/repro.c.
  */
 #ifndef REPRO_H
 #define REPRO_H
@@ -26,7 +26,7 @@
 /* --method values, indexed by enum gup_pin_method, NULL terminated. */
 extern const char * const repro_method_choices[];
 
-/* What a cell is expected against: the flavour's columns (policy.c). */
+/* What a cell is expected against: the flavour's columns (model/repro.h). */
 struct repro_flavour {
 	const char *policy;	/* "gup" column; NULL: not given */
 	unsigned int ext4;	/* enum repro_ext4; REPRO_EXT4_COUNT: not given */

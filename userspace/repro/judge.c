@@ -8,13 +8,13 @@
  *   - the runner's report (qemu/run.sh --report's JSON: the kernel
  *     verdict, the guest's exit status);
  *   - the console's kernel reports as qemu/scan-console.sh --reports lists
- *     them (kreports.h), each with its trace, trimmed, from the console
+ *     them (console/kreports.h), each with its trace, trimmed, from the console
  *     symbolised by decode_stacktrace.sh (or raw), found by its line;
  *     and ext4's warnings;
  *   - the file as the host read it back from the scratch image (debugfs):
  *     the guest's page cache cannot fool that read.
  *
- * The expected outcome comes from policy.c (repro_expect()); this file
+ * The expected outcome comes from model/repro.c (repro_expect()); this file
  * only measures and compares.  Output: the cell's JSON (docs/results.md).
  */
 #define _GNU_SOURCE

@@ -139,7 +139,7 @@ static void write_page(FILE *f, const char *dir, json_t *run, const struct md *m
 	rewind(table);
 	while (fgets(buf, sizeof(buf), table))
 		fputs(buf, f);
-	fprintf(f, "\nWhy each outcome was expected (userspace/policy.c, repro_expect(), from\n"
+	fprintf(f, "\nWhy each outcome was expected (userspace/model/repro.c, repro_expect(), from\n"
 		"the flavour's gup and ext4 columns; line numbers are 6.1.192's):\n\n");
 	json_array_foreach(md->reasons, i, v)
 		fprintf(f, "%zu. %s\n", i + 1, json_string_value(v));

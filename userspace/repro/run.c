@@ -75,7 +75,7 @@ struct repro_opts {
 static const char * const repro_usage[] = {
 	"gupctl repro ext4-2018 [--route R] [--method M] [--longterm] [--write] [--policy P ...]",
 	"gupctl repro cells [--quick] [--policy P --ext4 B]",
-	"gupctl repro judge|collect|report [OPTIONS]    (host only; see their --help)",
+	"gupctl repro judge|collect|slice|report [OPTIONS]    (host only; see their --help)",
 	NULL
 };
 
