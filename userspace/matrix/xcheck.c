@@ -60,8 +60,8 @@ static const char * const skip_reasons[SKIP_COUNT] = {
 	[SKIP_READ_ONLY]	= "PROT_READ mappings: gup_test maps PROT_READ|PROT_WRITE",
 	[SKIP_READ_FAULTED]	= "read-faulted: gup_test writes each page, or lets GUP fault it in (-z)",
 	[SKIP_WRITTEN_BACK]	= "written-back: gup_test cannot fsync() between its write fault and its pin",
-	[SKIP_TOUCH_FAST]	= "untouched with a fast method: -z adds FOLL_TOUCH, which 6.1's GUP-fast rejects with WARN_ON_ONCE and -EINVAL (mm/gup.c:3047)",
-	[SKIP_ZERO_PAGE]	= "a read pin of untouched anonymous memory: the zero page, which 6.1.192 does not pin, so gup_test's verify_dma_pinned() WARNs (mm/gup_test.c:50)",
+	[SKIP_TOUCH_FAST]	= "untouched with a fast method: -z adds FOLL_TOUCH, which 6.1's internal_get_user_pages_fast() rejects with WARN_ON_ONCE and -EINVAL (its gup_flags mask; the line is each series' own)",
+	[SKIP_ZERO_PAGE]	= "a read pin of untouched anonymous memory: the zero page, which 6.1.192 does not pin, so gup_test's verify_dma_pinned() WARNs (mm/gup_test.c:51, in every 6.1 flavour's tree: patches/gup-test-longterm adds a line above it)",
 	[SKIP_TOUCH_STALE]	= "untouched pins: gup_test -z passes its own copy of FOLL_TOUCH (0x02, tools/testing/selftests/mm/gup_test.c:22), which is not this kernel's (6.12: FOLL_TOUCH is 1 << 16, mm/internal.h:1334; 0x02 is FOLL_GET): a pin WARNs in is_valid_gup_args() (mm/gup.c:2620) and fails",
 };
 

@@ -286,7 +286,7 @@ static void explain_refusal(const struct gupdev *dev, const struct target *t,
 		puts("  EOPNOTSUPP: driver: this kernel has no FOLL_ALLOW_BROKEN_FILE_MAPPING");
 	} else if (err == EINVAL && (o->flags & GUP_PIN_FLAG_LONGTERM) &&
 		   (!method_is_pin(o->method) || o->method == GUP_PIN_METHOD_PIN_UNLOCKED)) {
-		puts("  EINVAL: 6.1's GUP refuses FOLL_LONGTERM here, with a WARN (mm/gup.c:2184, 2367)");
+		puts("  EINVAL: 6.1's GUP refuses FOLL_LONGTERM here, with a WARN (is_valid_gup_flags(), get_user_pages_unlocked())");
 	} else if (err == E2BIG && nr > dev->ver.max_pages_per_pin) {
 		printf("  E2BIG: %zu pages exceed the module's max_pages_per_pin (%u): ",
 		       nr, dev->ver.max_pages_per_pin);
