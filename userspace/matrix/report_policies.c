@@ -177,6 +177,18 @@ static void row_value(const struct mflavour *fl, const struct behaviour *b,
 	snprintf(buf, size, "%.64s (cell %d: the flags decide)", v, idx + 1);
 }
 
+/* " @s |": a table cell, its '|' escaped (WRITE|LONGTERM would end it). */
+static void md_cell(FILE *f, const char *s)
+{
+	fputc(' ', f);
+	for (; *s; s++) {
+		if (*s == '|')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputs(" |", f);
+}
+
 void write_policies_md(const struct mflavour *const *fl, unsigned int n,
 		       const char *source, FILE *f)
 {
@@ -206,18 +218,21 @@ void write_policies_md(const struct mflavour *const *fl, unsigned int n,
 	for (b = 0; b < ARRAY_SIZE(behaviours); b++) {
 		int idx = matrix_index(&behaviours[b].cell);
 
-		fprintf(f, "| %s | %s | %d: %s |", behaviours[b].name, behaviours[b].caller,
-			idx + 1, idx < 0 ? "?" : matrix_cell_str(idx, desc, sizeof(desc)));
+		fputc('|', f);
+		md_cell(f, behaviours[b].name);
+		md_cell(f, behaviours[b].caller);
+		fprintf(f, " %d:", idx + 1);
+		md_cell(f, idx < 0 ? "?" : matrix_cell_str(idx, desc, sizeof(desc)));
 		for (i = 0; i < n; i++) {
 			row_value(fl[i], &behaviours[b], v, sizeof(v));
-			fprintf(f, " %s |", v);
+			md_cell(f, v);
 		}
 		fprintf(f, "\n");
 	}
 
 	fprintf(f, "\n## Each difference from stock, and the code that decides it\n\n");
 	fprintf(f, "The reason is the one the flavour's policy gave for the cell before it ran "
-		   "(`userspace/policy.c`); the measured value agreed with it unless marked.\n\n");
+		   "(`userspace/model/policy.c`); the measured value agreed with it unless marked.\n\n");
 	any = false;
 	for (b = 0; stock && b < ARRAY_SIZE(behaviours); b++) {
 		const struct mcell *s = cell_of(stock, &behaviours[b]);
