@@ -5,7 +5,7 @@
 # the net, rdma and uprobes overlays) on every backing and page state, per
 # flavour, one boot each.
 # A flat list of steps; every expectation and judgement is gupctl's
-# (userspace/consumers.c, consumers_judge.c):
+# (userspace/consumers/: cells.c's expectations, judge.c):
 #   1. stage the guest's gupctl (no driver: the interfaces are the kernel's),
 #      and gupctl-rdma, the build with libibverbs for the RDMA cells;
 #   2. boot the flavour once (jobs/guest/consumers.sh): `gupctl

@@ -13,8 +13,9 @@
 # --collect), and the results path.
 # Exit status: 0 when every flavour ran and passed (every cell as
 # expected, gup_test agreeing, no kernel report but the WARNINGs cells
-# expect, every gup_longterm verdict the predicted one); 1 otherwise; 2
-# usage error.
+# expect, every gup_longterm verdict the predicted one, the kernel's own
+# GUP policy the one the flavour table names: a mislabelled flavour
+# fails); 1 otherwise; 2 usage error.
 #
 #   jobs/matrix.sh [--quick] [--results DIR] [FLAVOUR...]
 # --quick        the quick subset (gupctl matrix --quick: five backings of

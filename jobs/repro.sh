@@ -4,7 +4,7 @@
 # A flat list of steps; every decision is gupctl's (userspace/):
 #   1. stage the flavour (module, guest gupctl) and read the line of the
 #      BUG in its tree;
-#   2. per cell (`gupctl repro cells`): print the expectation (policy.c,
+#   2. per cell (`gupctl repro cells`): print the expectation (model/repro.c,
 #      from the flavour's gup and ext4 columns);
 #   3. boot: one guest runs `gupctl repro ext4-2018` for every cell that
 #      can share a boot, one after the other (a marker on /dev/kmsg and a

@@ -11,7 +11,7 @@
 #      rmmod, a kmemleak scan.  Every kernel report on this boot's
 #      console fails, and so does every leak, but a
 #      series' own documented finding (series_findings[] in
-#      userspace/policy.c: gupctl report --findings), listed as such;
+#      userspace/model/policy.c: gupctl report --findings), listed as such;
 #   4. the matrix and the reproduction on D (jobs/matrix.sh, jobs/repro.sh,
 #      into this run's directory), which attribute each kernel report to
 #      its cell: a report fails there unless the cell's policy expects it
@@ -113,7 +113,7 @@ for f in "${flavours[@]}"; do
 		done
 	fi
 	# each report is the lab's (a failure) or a series' own documented
-	# finding (userspace/policy.c, series_findings[]): listed, not failed
+	# finding (userspace/model/policy.c, series_findings[]): listed, not failed
 	if [ -s "$out/$d.console.log" ]; then
 		"$LAB_ROOT/qemu/scan-console.sh" --reports "$out/$d.console.log" \
 			>"$work/$d.reports"

@@ -37,7 +37,8 @@ usage: qemu/run.sh --flavour F [options]
                          0.2-0.3 s a frame; for jobs that symbolise the
                          console themselves)
 The guest command runs with GUP_LAB_FLAVOUR and GUP_LAB_POLICY exported
-(the flavour and its gup column of patches/flavours).
+(the flavour and its gup column of patches/flavours, or of the table
+GUP_LAB_FLAVOURS names).
 USAGE
 }
 
@@ -100,7 +101,9 @@ mkdir -p "$ctl/out"
 for d in "${files[@]}"; do
 	cp -a "$d/." "$ctl/"
 done
-# Every command knows its flavour and policy (gupctl's policy_detect()).
+# Every command knows its flavour and the table's policy (the jobs give it
+# to gupctl as --policy; gupctl reads the kernel's own from the kernel:
+# userspace/model/detect.c).
 env="export GUP_LAB_FLAVOUR=$(printf %q "$flavour") GUP_LAB_POLICY=$(printf %q "$(flavour_field "$flavour" 3)")"
 # and whatever the caller gave with --env, each value quoted for bash
 for e in "${envs[@]}"; do

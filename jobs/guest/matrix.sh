@@ -4,7 +4,9 @@
 #   1. load gup_pin_test.ko;
 #   2. gupctl matrix: a marker per cell on /dev/kmsg ("gup-lab: matrix
 #      cell N", gupctl's kmsg_mark()), the KTAP to /lab/out/matrix.ktap
-#      (the console keeps the markers), the cells to /lab/out/matrix.json;
+#      (the console keeps the markers), the cells to /lab/out/matrix.json
+#      with the kernel's own GUP policy as gupctl reads it from the kernel
+#      (the host fails a flavour whose GUP_LAB_POLICY is not that one);
 #   3. gupctl xcheck: the kernel's own gup_test against that JSON;
 #   4. rmmod;
 #   5. the mm selftests' gup_longterm (6.12's), between the markers

@@ -15,8 +15,8 @@
 #      status to /lab/out/NAME.status, then a sync, so that the writeback
 #      of what it left dirty is printed before the next marker;
 #   4. the marker "gup-lab: repro end" (what follows is the shutdown's).
-# The markers are the matrix's format (gupctl's kmsg_mark()):
-# the host slices the console by them (jobs/repro.sh, repro_console_slices).
+# The markers are every job's format (gupctl's kmsg_mark(), userspace/lib/kmsg.h):
+# the host slices the console by them (jobs/repro.sh: gupctl repro slice).
 # Input: /lab/repro.cells, written by jobs/repro.sh for this boot, one line
 # per cell: its NAME (a file name: `gupctl repro cells`' "file"), then
 # every argument of its `gupctl repro ext4-2018`, fields separated by tabs.

@@ -95,15 +95,15 @@ for c in "${commands[@]}"; do
 		"Try 'gupctl $c --help'." -- "$c" --no-such-option
 done
 
-# Commands that parse with options.h (--list-opts works): the message of
+# Commands that parse with lib/options.h (--list-opts works): the message of
 # an unknown option, the option table (--list-opts) and the --help agree
 # both ways, and an option that takes an argument, given last without it,
 # is a usage error.
 for c in "${commands[@]}"; do
 	run "$c" --list-opts
 	if [ "$rc" -ne 0 ]; then
-		skip "$c: options.h messages, table and help" \
-			"$c does not parse with options.h yet"
+		skip "$c: lib/options.h messages, table and help" \
+			"$c does not parse with lib/options.h yet"
 		continue
 	fi
 	expect "$c: an unknown option is named" 2 err \
@@ -267,7 +267,7 @@ expect "pin: a directory is not a target" 2 err "cannot open $TMP: EISDIR" \
 	-- pin "$TMP"
 
 # pin without the module: the request and the policy's expectation (from
-# policy.c) are printed before the device is opened.
+# model/policy.c) are printed before the device is opened.
 if [ -e /dev/gup_test ]; then
 	skip "pin without the module" "/dev/gup_test exists here"
 else

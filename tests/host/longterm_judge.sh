@@ -157,7 +157,7 @@ judge stock "$TMP/k61" "$TMP/huge1" "$TMP/stock.ktap"
 tap_is "$(jq -r '.tests[35].predicted.verdict, .tests[39].predicted.verdict' "$TMP/j.json" | paste -sd' ')" \
 	"ok skip" "one free huge page: shared hugetlb registers, private hugetlb skips"
 
-# A policy policy.c does not have: not predicted, and said so.
+# A policy model/policy.c does not have: not predicted, and said so.
 judge nosuchpolicy "$TMP/k61" "$TMP/huge" "$TMP/stock.ktap"
 tap_is "$rc $(jq -c '.summary | [.not_predicted, .all_agree]' "$TMP/j.json") $(grep -c '^# finding (unknown)' "$TMP/out")" \
 	"1 [8,false] 1" "an unknown policy: the 8 tests it decides are not predicted, exit 1, a finding"

@@ -496,7 +496,7 @@ expect "collect: only expected WARNINGs, verdict warning: passed, exit 0" 0 out 
 tap_is "$(jq -c '.summary | [.expected_kernel_reports, .unexpected_kernel_reports, .passed]' "$C/ok.json" 2>&1)" \
 	'[1,0,true]' "collect: the summary counts it expected"
 
-# The series' own finding (series_findings[], userspace/policy.c): gup-v7's
+# The series' own finding (series_findings[], userspace/model/policy.c): gup-v7's
 # lockdep_assert_irqs_disabled() WARNs in a cell that expects nothing.  On
 # a v7 flavour it is listed as that finding, neither expected nor failing;
 # on any other policy it is an unexpected report.
@@ -640,7 +640,7 @@ report_opts="--boot-seconds --collect --console --ext4 --findings --flavour --he
 --kernel-verdict --learned --matrix --md --policies --policy --reports --src --svg --xcheck"
 
 # --quick (make check's subset): on the five backings of
-# matrix_quick_backing() (userspace/cmd_matrix.c) every policy's answer is
+# matrix_quick_backing() (userspace/model/cell.c) every policy's answer is
 # the full run's; every other cell is not run, saying why.
 quick_backings='anon-private|shmem-memfd|ext4-shared|ext4-private|ext4-shared-ro'
 for p in stock v1 v7 v9 mainline; do

@@ -189,7 +189,7 @@ for f in "${flavours[@]}"; do
 		"$f: debugfs counters after every fuzz run: no pin, no page held"
 
 	# gupctl pin --longterm --write on an ext4 MAP_SHARED file, against
-	# the flavour's policy: gupctl prints what userspace/policy.c expects
+	# the flavour's policy: gupctl prints what userspace/model/policy.c expects
 	# before it pins, then whether the kernel's answer agrees.
 	pin_out=$(cat "$r/pin.out" 2>/dev/null)
 	want=$(sed -n 's/^expect:  \([a-z]*\).*/\1/p' <<<"$pin_out")

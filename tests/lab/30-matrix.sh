@@ -19,7 +19,7 @@ links() {
 }
 
 # Before the run, from the code: the cells --quick leaves out, per policy
-# (userspace/cmd_matrix.c, matrix_quick_backing()).
+# (userspace/model/cell.c, matrix_quick_backing()).
 make -s -C userspace
 declare -A left_out
 for f in $(all_flavours); do

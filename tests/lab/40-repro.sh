@@ -1,6 +1,6 @@
 #!/bin/bash
 # The ext4 reproduction (jobs/repro.sh --quick): every cell's measured
-# outcome equals the one policy.c derives from its flavour's gup and ext4
+# outcome equals the one model/repro.c derives from its flavour's gup and ext4
 # columns, plus explicit checks of the evidence: where ext4 BUGs, a kernel
 # BUG at a file:line in fs/ext4 with that frame on top of the trace; where
 # ext4 warns, the WARNING, ext4's "does not have buffers attached" and the
@@ -52,7 +52,7 @@ for f in $(all_flavours); do
 	done
 	tap_is "$(jq '.cells | length' "$res/$f.json")" 5 "$f: the 5 quick cells ran"
 	# One boot for the cells that can share one, one for each that BUGs
-	# (gupctl repro cells, from policy.c's expectation).
+	# (gupctl repro cells, from model/repro.c's expectation).
 	cells=$(userspace/gupctl repro cells --quick --policy "$(flavour_field "$f" 3)" \
 		--ext4 "$(flavour_field "$f" 4)")
 	boots=$(jq '([.[] | select(.boot == "own")] | length) +
@@ -79,7 +79,7 @@ for f in $(all_flavours); do
 		"$f: every kernel report is one its cell expects"
 
 	# The evidence, on the read-fault route (pin, no FOLL_WRITE), for the
-	# outcome policy.c expects of that cell (the shell decides nothing).
+	# outcome model/repro.c expects of that cell (the shell decides nothing).
 	console=$(tr -d '\r' <"$res/$(cell "$f" pin .console)" 2>/dev/null || true)
 	expected=$(cell "$f" pin .expected.outcome)
 	case $expected in
@@ -122,7 +122,7 @@ for f in $(all_flavours); do
 	case $(cell "$f" move-ext:get+write .expected.outcome) in
 	blocked*)
 		tap_like "$(cell "$f" move-ext:get+write .measured.outcome)" '^blocked ' \
-			"$f: get_user_pages(FOLL_WRITE) is blocked, as policy.c expects: no page for EXT4_IOC_MOVE_EXT"
+			"$f: get_user_pages(FOLL_WRITE) is blocked, as model/repro.c expects: no page for EXT4_IOC_MOVE_EXT"
 		tap_is "$(cell "$f" move-ext:get+write .measured.move_ext.buffers_released)" null \
 			"$f: ... and the guest never moved the extent"
 		;;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The kernel's own GUP users, quick (jobs/consumers.sh --quick) on every
 # flavour as make check builds it (no overlays): every cell's measured
-# outcome, kernel reports and read-back are the ones userspace/consumers.c
+# outcome, kernel reports and read-back are the ones userspace/consumers/cells.c
 # derives from the flavour's policy, and the facts seed 005's own notes
 # predict show up by name: on gup-v1 PTRACE_POKEDATA into a read-only
 # MAP_PRIVATE file mapping (a debugger's breakpoint) fails with EIO and
