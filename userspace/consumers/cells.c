@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * consumers: the kernel's GUP users as GUP calls, and what each flavour's
- * policy makes of them (consumers.h).
+ * policy makes of them (cells.h).
  *
  * Citations: "6.1" lines are 6.1.192's (Debian linux-source-6.1
  * 6.1.192-3), "6.12" lines 6.12.118's (linux-source-6.12

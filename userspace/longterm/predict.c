@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * longterm: gup_longterm's tests mapped to matrix cells, and their
- * verdicts predicted from the flavour's policy function (longterm.h).
+ * verdicts predicted from the flavour's policy function (predict.h).
  *
  * Citations: gup_longterm.c is 6.12.118's
  * tools/testing/selftests/mm/gup_longterm.c (the binary the guest runs);
@@ -175,7 +175,7 @@ static bool ask_policy(const struct lt_kernel *k, struct lt_prediction *p)
 	p->matrix_index = matrix_index(&p->cell);
 	if (!k->fn) {
 		p->verdict = LT_UNKNOWN;
-		why(p, "no policy function '%s' in userspace/policy.c (policy_lookup() has none yet): the cell %s is not predicted",
+		why(p, "no policy function '%s' in userspace/model/policy.c (policy_lookup() has none yet): the cell %s is not predicted",
 		    k->policy, p->matrix_index >= 0 ?
 		    matrix_cell_str(p->matrix_index, buf, sizeof(buf)) : "?");
 		return false;

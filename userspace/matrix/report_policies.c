@@ -4,7 +4,7 @@
  * behaviours: one matrix cell each, the call a real kernel user makes
  * (its 6.1.192 file:line); columns are the flavours of a matrix run.
  * Every value is what the guest measured; every difference from stock
- * quotes the reason the flavour's policy gave for the cell (policy.c,
+ * quotes the reason the flavour's policy gave for the cell (model/policy.c,
  * which names the code that decides).  Prose lives in docs/policies-guide.md.
  */
 #include <stdio.h>
