@@ -10,7 +10,8 @@
 #   3. gupctl xcheck: the kernel's own gup_test against that JSON;
 #   4. rmmod;
 #   5. the mm selftests' gup_longterm (6.12's), between the markers
-#      "gup-lab: longterm start" and "gup-lab: longterm end".
+#      "gup-lab: longterm cell 1" and "gup-lab: longterm end" (every job's
+#      marker format, lib/kmsg.h: the suite is the step's one cell).
 # Inputs (environment): GUP_LAB_FLAVOUR and GUP_LAB_POLICY (qemu/run.sh
 # exports them), MATRIX_QUICK (true: gupctl matrix --quick, make check's
 # subset; false: every cell).  Staged beside it by rootfs/stage-guest.sh:
@@ -61,7 +62,7 @@ for h in /sys/kernel/mm/hugepages/hugepages-*kB; do
 done >/lab/out/longterm.hugetlb 2>/dev/null
 # It runs from the scratch ext4, its "local file system" (it makes its
 # file next to its relative __FILE__: the cwd).
-echo "gup-lab: longterm start" >/dev/kmsg
+echo "gup-lab: longterm cell 1" >/dev/kmsg
 (cd /mnt/ext4 && /lab/bin/gup_longterm) >/lab/out/gup_longterm.ktap 2>&1
 echo $? >/lab/out/gup_longterm.status
 echo "gup-lab: longterm end" >/dev/kmsg

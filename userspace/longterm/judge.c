@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "console/kreports.h"
+#include "console/markers.h"
 #include "lib/gupdev.h"
 #include "lib/jsonfile.h"
 #include "lib/options.h"
@@ -26,9 +27,8 @@
 #include "longterm/predict.h"
 #include "model/cell.h"
 
-/* Console markers the guest writes around the run (jobs/matrix.sh). */
-#define LT_MARK_START	"gup-lab: longterm start"
-#define LT_MARK_END	"gup-lab: longterm end"
+/* The step of the markers the guest writes around the run (lib/kmsg.h). */
+#define LT_MARK_STEP	"longterm"
 
 struct lt_opts {
 	const char *flavour, *policy, *kdir, *hugetlb;
@@ -211,26 +211,29 @@ static int read_ktap(const char *path, struct lt_run *r)
 	return 0;
 }
 
-/* The console lines of the run's markers: 0 if absent. */
+/*
+ * The console lines of the run's markers, in every job's format
+ * (jobs/guest/matrix.sh writes "gup-lab: longterm cell 1" before the
+ * suite and "gup-lab: longterm end" after it; console/markers.c reads
+ * them): 0 if absent.
+ */
 static void find_marks(const char *console, unsigned int *start, unsigned int *end)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned int n = 0;
-	FILE *f = fopen(console, "re");
+	struct markers ms = { 0 };
+	unsigned int i;
 
 	*start = *end = 0;
-	if (!f)
+	if (read_markers(console, "longterm judge", &ms))
 		return;
-	while (getline(&line, &cap, f) >= 0) {
-		n++;
-		if (strstr(line, LT_MARK_START))
-			*start = n;
-		else if (strstr(line, LT_MARK_END) && *start)
-			*end = n;
+	for (i = 0; i < ms.nr; i++) {
+		if (strcmp(ms.m[i].step, LT_MARK_STEP))
+			continue;
+		if (ms.m[i].index == 0)
+			*start = ms.m[i].line;
+		else if (ms.m[i].index == KMSG_MARK_END && *start)
+			*end = ms.m[i].line;
 	}
-	free(line);
-	fclose(f);
+	free(ms.m);
 }
 
 /*
