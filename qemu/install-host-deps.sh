@@ -15,6 +15,7 @@ packages=(
 	genisoimage				# the driver selftest's iso9660 image
 	liburing-dev rsync			# gup_longterm's io_uring half; 6.12's headers_install
 	libibverbs-dev				# gupctl-rdma: consumers' RDMA cells (the rdma overlay)
+	xfsprogs btrfs-progs			# the xfs and btrfs scratch images, made and read on the host
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -23,6 +23,13 @@ usage: qemu/run.sh --flavour F [options]
   --files DIR            copy DIR's contents to the guest's /lab (repeatable)
   --results DIR          copy the guest's /lab/out back to DIR after the run
   --scratch-mb N         size of the fresh scratch ext4 at /mnt/ext4 (256)
+  --fs TYPE              also a fresh scratch TYPE (xfs: 300 MB, mkfs.xfs's
+                         least; btrfs: 256 MB), made on the host, a virtio
+                         disk with serial gl-TYPE, left unmounted: the guest
+                         command mounts it (jobs/guest/disks.sh); kept
+                         as TYPE.img in the run's directory (repeatable)
+  --raw-disk NAME:MB     also a blank MB-MiB disk with serial gl-NAME (the
+                         holders' slow device; repeatable)
   --timeout S            end a run that has not finished after S s (600)
   --memory MB            guest memory (1024)
   --append 'ARGS'        more kernel command-line parameters (e.g. tsc=reliable)
@@ -44,7 +51,7 @@ USAGE
 
 flavour='' cmd='' interactive=0 results='' scratch_mb=256 timeout_s=600
 memory=1024 use_kvm=0 out='' report='' allow_reports=0 quiet=0 files=() append=''
-envs=()
+envs=() fstypes=() raw_disks=()
 raw_trace=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -58,6 +65,14 @@ while [ $# -gt 0 ]; do
 		envs+=("$2"); shift ;;
 	--results) results=${2:?}; shift ;;
 	--scratch-mb) scratch_mb=${2:?}; shift ;;
+	--fs)
+		[[ ${2:-} =~ ^(xfs|btrfs)$ ]] ||
+			{ echo "qemu/run.sh: --fs takes xfs or btrfs, not '${2:-}'" >&2; exit 2; }
+		fstypes+=("$2"); shift ;;
+	--raw-disk)
+		[[ ${2:-} =~ ^[a-z0-9]+:[0-9]+$ ]] ||
+			{ echo "qemu/run.sh: --raw-disk takes NAME:MB, not '${2:-}'" >&2; exit 2; }
+		raw_disks+=("$2"); shift ;;
 	--timeout) timeout_s=${2:?}; shift ;;
 	--memory) memory=${2:?}; shift ;;
 	--append) append=${2:?}; shift ;;
@@ -133,6 +148,26 @@ qemu=(qemu-system-x86_64 -machine q35 -m "$memory" -smp 2 -nodefaults
 	-drive "file=$rootfs,if=virtio,format=raw,snapshot=on"
 	-drive "file=$out/scratch.img,if=virtio,format=raw"
 	-drive "file=$out/control.img,if=virtio,format=raw")
+# The other scratch file systems and raw disks, after the three the
+# guest's fstab knows (vdb, vdc): found in the guest by their serial
+# (/sys/block/vd*/serial), not by their order.
+extra_disk() {	# extra_disk NAME FILE
+	qemu+=(-drive "file=$2,if=none,id=gl-$1,format=raw"
+		-device "virtio-blk-pci,drive=gl-$1,serial=gl-$1")
+}
+for t in "${fstypes[@]}"; do
+	rm -f "$out/$t.img"
+	case $t in
+	xfs) truncate -s 300M "$out/xfs.img" && mkfs.xfs -q -L scratch "$out/xfs.img" ;;
+	btrfs) truncate -s 256M "$out/btrfs.img" && mkfs.btrfs -q -L scratch "$out/btrfs.img" 2>/dev/null ;;
+	esac || { echo "qemu/run.sh: mkfs.$t failed (qemu/install-host-deps.sh installs it)" >&2; exit 2; }
+	extra_disk "$t" "$out/$t.img"
+done
+for d in "${raw_disks[@]}"; do
+	rm -f "$out/${d%%:*}.img"
+	truncate -s "${d#*:}M" "$out/${d%%:*}.img"
+	extra_disk "${d%%:*}" "$out/${d%%:*}.img"
+done
 
 kvm_works() {
 	[ -w /dev/kvm ] || return 1
@@ -201,6 +236,9 @@ t_end=$(date +%s.%N)
 # The run's report, JSON with named fields (docs/lab.md lists them).
 jq -n --arg flavour "$flavour" --arg kernel_dir "$kdir" --arg run_dir "$out" \
 	--arg console "$out/console.log" --arg scratch_image "$out/scratch.img" \
+	--argjson images "$(for t in ext4 "${fstypes[@]}"; do
+		printf '%s\n' "$t" "$([ "$t" = ext4 ] && echo "$out/scratch.img" || echo "$out/$t.img")"
+	done | jq -Rn '[inputs] | [range(0; length; 2) as $i | {(.[$i]): .[$i + 1]}] | add')" \
 	--argjson guest_status "${guest_status:-null}" --arg kernel_verdict "$verdict" \
 	--argjson timed_out "$([ "$timed_out" = 1 ] && echo true || echo false)" \
 	--argjson wall_seconds "$(printf '%.1f' "$wall")" \
