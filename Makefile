@@ -10,7 +10,7 @@ FLAVOUR ?= stock
 # log build-progress.sh cannot count).  The environment still has it.
 MAKEOVERRIDES :=
 
-.PHONY: all deps kernels rootfs modules gupctl shell boot lab matrix docs repro consumers soak bench bench-pipeline check lint clean
+.PHONY: all deps kernels rootfs modules gupctl shell boot lab matrix docs repro holders consumers soak bench bench-pipeline check lint clean
 
 all: kernels rootfs modules gupctl
 
@@ -56,6 +56,10 @@ docs: gupctl
 
 repro: all
 	@jobs/repro.sh
+
+# real GUP users hold file pages across fs events, ext4/xfs/btrfs (docs/filesystems.md)
+holders: all
+	@jobs/holders.sh $(if $(FLAVOUR),--flavour $(FLAVOUR))
 
 # The kernel's own GUP users (ptrace, /proc/PID/mem, process_vm_rw,
 # O_DIRECT, vmsplice, io_uring, AF_XDP, RDMA, uprobes) on every flavour

@@ -144,29 +144,32 @@ mkfs.ext4 -q -F -L scratch "$out/scratch.img" "${scratch_mb}M" >/dev/null
 qemu=(qemu-system-x86_64 -machine q35 -m "$memory" -smp 2 -nodefaults
 	-no-reboot -display none
 	-kernel "$kdir/build/arch/x86/boot/bzImage"
-	-append "console=ttyS0 root=/dev/vda rw init=/sbin/gup-lab-init panic=-1 oops=panic hung_task_panic=1 i8042.noaux quiet loglevel=7${append:+ $append}"
-	-drive "file=$rootfs,if=virtio,format=raw,snapshot=on"
-	-drive "file=$out/scratch.img,if=virtio,format=raw"
-	-drive "file=$out/control.img,if=virtio,format=raw")
-# The other scratch file systems and raw disks, after the three the
-# guest's fstab knows (vdb, vdc): found in the guest by their serial
-# (/sys/block/vd*/serial), not by their order.
-extra_disk() {	# extra_disk NAME FILE
-	qemu+=(-drive "file=$2,if=none,id=gl-$1,format=raw"
+	-append "console=ttyS0 root=/dev/vda rw init=/sbin/gup-lab-init panic=-1 oops=panic hung_task_panic=1 i8042.noaux quiet loglevel=7${append:+ $append}")
+# Every disk a virtio-blk-pci device of its own, in this order: the guest
+# names them vda, vdb... by it (QEMU creates if=virtio drives after every
+# -device, so the two kinds cannot mix).  The root image, the scratch ext4
+# and the control disk are vda, vdb, vdc (the root image's fstab); those
+# after them are found in the guest by their serial gl-NAME
+# (/sys/block/vd*/serial, jobs/guest/disks.sh), not by their order.
+disk() {	# disk NAME FILE [DRIVE-OPTIONS]
+	qemu+=(-drive "file=$2,if=none,id=gl-$1,format=raw${3:+,$3}"
 		-device "virtio-blk-pci,drive=gl-$1,serial=gl-$1")
 }
+disk root "$rootfs" snapshot=on
+disk scratch "$out/scratch.img"
+disk control "$out/control.img"
 for t in "${fstypes[@]}"; do
 	rm -f "$out/$t.img"
 	case $t in
 	xfs) truncate -s 300M "$out/xfs.img" && mkfs.xfs -q -L scratch "$out/xfs.img" ;;
-	btrfs) truncate -s 256M "$out/btrfs.img" && mkfs.btrfs -q -L scratch "$out/btrfs.img" 2>/dev/null ;;
+	btrfs) truncate -s 256M "$out/btrfs.img" && mkfs.btrfs -q -L scratch "$out/btrfs.img" >/dev/null 2>&1 ;;
 	esac || { echo "qemu/run.sh: mkfs.$t failed (qemu/install-host-deps.sh installs it)" >&2; exit 2; }
-	extra_disk "$t" "$out/$t.img"
+	disk "$t" "$out/$t.img"
 done
 for d in "${raw_disks[@]}"; do
 	rm -f "$out/${d%%:*}.img"
 	truncate -s "${d#*:}M" "$out/${d%%:*}.img"
-	extra_disk "${d%%:*}" "$out/${d%%:*}.img"
+	disk "${d%%:*}" "$out/${d%%:*}.img"
 done
 
 kvm_works() {

@@ -10,9 +10,11 @@
 
 #include "bench/report.h"
 #include "bench/run.h"
+#include "console/slice.h"
 #include "consumers/consumers.h"
 #include "fuzz/run.h"
 #include "gup_pin_test.h"
+#include "holders/run.h"
 #include "lib/options.h"
 #include "lib/util.h"
 #include "longterm/judge.h"
@@ -47,6 +49,10 @@ static const struct gopt_cmd commands[] = {
 		 "time GUP in the kernel per method, flags and backing, beside gup_test"),
 	GOPT_CMD("consumers", cmd_consumers,
 		 "the kernel's GUP users (ptrace, O_DIRECT, io_uring...) per backing, judged"),
+	GOPT_CMD("holders", cmd_holders,
+		 "real GUP users hold a file page across fs events: what reaches the disk"),
+	GOPT_CMD_HOST("slice", cmd_slice,
+		      "a boot's console cut into its cells' slices by the jobs' markers (no device)"),
 	GOPT_CMD("help", cmd_help,
 		 "print a command's help (the same as COMMAND --help)"),
 	GOPT_CMD_END()

@@ -14,7 +14,9 @@ disk_by_serial() {
 	local s serial
 	for s in /sys/block/vd*/serial; do
 		[ -r "$s" ] || continue
-		read -r serial <"$s" || continue
+		# the attribute has no newline: read's status is 1, its value is there
+		serial=''
+		read -r serial <"$s" || [ -n "$serial" ] || continue
 		if [ "$serial" = "gl-$1" ]; then
 			s=${s%/serial}
 			echo "/dev/${s##*/}"

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gupctl holders report: docs/filesystems.md, generated from one results
+ * directory of jobs/holders.sh (run.json, FLAVOUR.json, the consoles).
+ * At its top, the answer the issue asks for, computed from the cells: what
+ * loses data through real system calls, on which file system, per kernel.
+ * Then one table per file system: holder x event rows, flavour columns.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "holders/report.h"
+#include "lib/jsonfile.h"
+#include "lib/options.h"
+#include "lib/util.h"
+#include "model/holders.h"
+
+static const char *str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+/* Events that take the page out of the file: a dropped write is their design. */
+static bool event_removes_page(const char *event, const char *fs)
+{
+	return !strcmp(event, "swapext") || !strcmp(event, "punch") ||
+	       !strcmp(event, "truncate") || (!strcmp(event, "collapse") && strcmp(fs, "btrfs"));
+}
+
+/* A holder that completed, a page still in the file, and the disk without its bytes. */
+static bool cell_lost(json_t *cell)
+{
+	json_t *m = json_object_get(cell, "measured");
+
+	return m && !json_is_true(json_object_get(m, "refused")) &&
+	       !event_removes_page(str(cell, "event"), str(cell, "fs")) &&
+	       strcmp(str(m, "disk"), "NEW");
+}
+
+/* FICLONE's clone got the holder's bytes: another file changed. */
+static bool cell_clone_hit(json_t *cell)
+{
+	return !strcmp(str(json_object_get(cell, "measured"), "clone"), "NEW");
+}
+
+static const char *holder_words(const char *h)
+{
+	return !strcmp(h, "odirect") ? "an O_DIRECT read(2)" :
+	       !strcmp(h, "pvw") ? "process_vm_writev(2)" : "an io_uring IORING_OP_READ";
+}
+
+static const char *event_words(const char *e)
+{
+	static const struct { const char *name, *words; } w[] = {
+		{ "none", "nothing" }, { "fsync", "fsync(2)" },
+		{ "pageout", "fsync + madvise(MADV_PAGEOUT)" },
+		{ "drop-caches", "fsync + drop_caches" },
+		{ "move-ext-donor", "fsync + EXT4_IOC_MOVE_EXT, the file as donor" },
+		{ "move-ext-orig", "fsync + EXT4_IOC_MOVE_EXT, the file as orig (e4defrag)" },
+		{ "swapext", "XFS_IOC_SWAPEXT (xfs_fsr)" },
+		{ "defrag", "fsync + BTRFS_IOC_DEFRAG_RANGE" },
+		{ "punch", "fallocate(PUNCH_HOLE)" }, { "collapse", "fallocate(COLLAPSE_RANGE)" },
+		{ "truncate", "ftruncate to 0 and back" }, { "ficlone", "ioctl(FICLONE)" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		if (!strcmp(w[i].name, e))
+			return w[i].words;
+	return e;
+}
+
+/* The answer for one flavour: its lost cells, one line each. */
+static void answer(FILE *out, const char *flavour, json_t *doc)
+{
+	json_t *cells = json_object_get(doc, "cells"), *c;
+	unsigned int lost = 0, clones = 0, ran = 0;
+	size_t i;
+
+	json_array_foreach(cells, i, c) {
+		if (!json_object_get(c, "measured"))
+			continue;
+		ran++;
+		if (cell_lost(c)) {
+			if (!lost++)
+				fprintf(out, "\n**%s**: data lost through real system calls only:\n\n",
+					flavour);
+			fprintf(out, "- %s: %s into a mapped file page, while held: %s; the host "
+				"reads %s%s%s ([console](%s))\n", str(c, "fs"),
+				holder_words(str(c, "holder")), event_words(str(c, "event")),
+				str(json_object_get(c, "measured"), "disk"),
+				strcmp(str(json_object_get(c, "measured"), "report"), "none") ?
+				", console: " : "",
+				strcmp(str(json_object_get(c, "measured"), "report"), "none") ?
+				str(json_object_get(c, "measured"), "report") : "", str(c, "console"));
+		}
+		clones += cell_clone_hit(c);
+	}
+	if (!ran)
+		fprintf(out, "\n**%s**: no cell ran.\n", flavour);
+	else if (!lost)
+		fprintf(out, "\n**%s**: no data lost in %u cells that ran.\n", flavour, ran);
+	if (clones)
+		fprintf(out, "\n**%s**: in %u cell(s) FICLONE's clone, another file, got the "
+			"holder's bytes.\n", flavour, clones);
+}
+
+/* A table cell: the host's read, what the console said, the verdict. */
+static void table_cell(FILE *out, json_t *c)
+{
+	json_t *m = json_object_get(c, "measured");
+	const char *v = str(c, "verdict");
+
+	if (!c) {
+		fprintf(out, " n/a |");
+		return;
+	}
+	if (!strcmp(v, "not run")) {
+		fprintf(out, " not run |");
+		return;
+	}
+	fprintf(out, " %s%s%s%s%s %s |",
+		json_is_true(json_object_get(m, "refused")) ? "refused, " : "", str(m, "disk"),
+		strcmp(str(m, "clone"), "none") ? ", clone " : "",
+		strcmp(str(m, "clone"), "none") ? str(m, "clone") : "",
+		strcmp(str(m, "report"), "none") ? " + report" : "",
+		!strcmp(v, "as expected") ? "✓" : "✗ mismatch");
+	(void)0;
+}
+
+static json_t *find_cell(json_t *doc, const char *name)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "cells"), i, c)
+		if (!strcmp(str(c, "name"), name))
+			return c;
+	return NULL;
+}
+
+static int report(const char *dir, FILE *out)
+{
+	char path[4096], name[64];
+	json_t *run, *fl, *docs[16] = { 0 }, *f;
+	const char *flavours[16];
+	size_t nf = 0, i;
+	struct holders_cell c;
+	unsigned int k;
+
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	run = jsonfile_read_object(path, "holders report");
+	if (!run)
+		return GUPCTL_EXIT_USAGE;
+	json_array_foreach(json_object_get(run, "flavours"), i, fl) {
+		if (nf == ARRAY_SIZE(docs))
+			break;
+		flavours[nf] = str(fl, "name");
+		snprintf(path, sizeof(path), "%s/%s.json", dir, flavours[nf]);
+		docs[nf++] = jsonfile_read_object(path, "holders report");
+	}
+	fprintf(out, "# What loses data through real system calls, on ext4, xfs and btrfs\n\n"
+		"<!-- generated by gupctl holders report from %s: do not edit -->\n\n"
+		"> Generated from `make holders` (jobs/holders.sh), run %s at %s. No test driver is "
+		"loaded in these guests: every pin is taken by the kernel's own code. "
+		"Expectations and why: [filesystems-guide.md](filesystems-guide.md). "
+		"The host reads each file from the powered-off guest's image without "
+		"mounting it. A write dropped because the event took the page out of the file "
+		"(punch, truncate, collapse, SWAPEXT) is by design and not counted as lost.\n",
+		strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir, str(run, "date"),
+		str(run, "commit"));
+	fprintf(out, "\n## The answer\n");
+	for (i = 0; i < nf; i++)
+		if (docs[i])
+			answer(out, flavours[i], docs[i]);
+	for (k = 0; k < HOLDERS_FS_COUNT; k++) {
+		fprintf(out, "\n## %s\n\n| holder | event |", holders_fs_choices[k]);
+		for (i = 0; i < nf; i++)
+			fprintf(out, " %s |", flavours[i]);
+		fprintf(out, "\n|---|---|");
+		for (i = 0; i < nf; i++)
+			fprintf(out, "---|");
+		fputc('\n', out);
+		c.fs = k;
+		for (c.holder = 0; c.holder < HOLDERS_HOLDER_COUNT; c.holder++)
+			for (c.event = 0; c.event < HOLDERS_EV_COUNT; c.event++) {
+				if (!holders_cell_valid(&c))
+					continue;
+				holders_cell_name(&c, name, sizeof(name));
+				fprintf(out, "| %s | %s |", holders_holder_choices[c.holder],
+					event_words(holders_event_choices[c.event]));
+				for (i = 0; i < nf; i++) {
+					f = docs[i] ? find_cell(docs[i], name) : NULL;
+					table_cell(out, f);
+				}
+				fputc('\n', out);
+			}
+	}
+	fprintf(out, "\nEach cell: what the host read at the pinned page (NEW: the holder's "
+		"bytes; OLD: the file's before; ZEROS; NEXT: the next page's, after a collapse; "
+		"TMP: the other file's, after an extent swap), \"+ report\" when the console "
+		"showed a warning or a file system's error line for it, and ✓ when all of it "
+		"(and the holder's and fsync's results) is what the guide expects. Each "
+		"flavour's cells, with reasons and the guest's every view of the page: "
+		"FLAVOUR.json in the results directory.\n");
+	for (i = 0; i < nf; i++)
+		json_decref(docs[i]);
+	json_decref(run);
+	return GUPCTL_EXIT_OK;
+}
+
+int holders_report(int argc, char **argv)
+{
+	static const char * const usage[] = {
+		"gupctl holders report --results DIR [-o FILE]",
+		"",
+		"docs/filesystems.md from a results directory of make holders.",
+		NULL
+	};
+	const char *dir = NULL, *out = NULL;
+	const struct gopt opts[] = {
+		GOPT_STRING(0, "results", &dir, "DIR", "a results directory of jobs/holders.sh"),
+		GOPT_STRING('o', "out", &out, "FILE", "the page (default: stdout)"),
+		GOPT_END()
+	};
+	FILE *f = stdout;
+	int ret, argi;
+
+	ret = gopt_parse("holders report", argc, argv, opts, usage, &argi);
+	if (ret)
+		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
+	if (!dir)
+		return usage_error("holders report", "--results is required");
+	if (out && !(f = fopen(out, "w"))) {
+		perror(out);
+		return GUPCTL_EXIT_USAGE;
+	}
+	ret = report(dir, f);
+	if (f != stdout)
+		fclose(f);
+	return ret;
+}

@@ -1,0 +1,700 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gupctl holders run: one cell of the real-interface holders
+ * (docs/filesystems-guide.md, section 7).  No test driver: a page of a
+ * MAP_SHARED file is held by one of the kernel's own short-term GUP users,
+ * a file-system event runs while it is held, the holder completes and
+ * releases the page dirty, the file is synced, and every view of the page
+ * is recorded.  The host then reads the file from the image (jobs/holders.sh).
+ *
+ * "Held" is proven, never slept on: the O_DIRECT and io_uring reads are
+ * held by a dm-delay device until the cell suspends it (dm-delay's status
+ * counts the reads it holds; its presuspend flushes them:
+ * drivers/md/dm-delay.c delay_status(), delay_presuspend()); the
+ * process_vm_writev() waits in a userfaultfd fault on its source after it
+ * pinned the target page (mm/process_vm_access.c pins, then copies), and
+ * the fault message is the proof.  The cell's threads are bound to CPU 0,
+ * so that MADV_PAGEOUT's lru_add_drain() drains the batch the page is in.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <jansson.h>
+#include <liburing.h>
+#include <linux/btrfs.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
+#include "holders/judge.h"
+#include "holders/report.h"
+#include "holders/run.h"
+#include "lib/dm.h"
+#include "lib/fsioctl.h"
+#include "lib/jsonfile.h"
+#include "lib/options.h"
+#include "lib/pageflags.h"
+#include "lib/util.h"
+#include "model/holders.h"
+
+#define PS		HOLDERS_PAGE_SIZE
+#define FILE_SIZE	(HOLDERS_PAGES * PS)
+#define SLOW_NAME	"gl-slow"
+#define SLOW_NODE	"/dev/gl-slow"
+/* dm-delay's backstop: a read is released after this even if the cell fails */
+#define SLOW_DELAY_MS	20000
+#define HELD_TIMEOUT_MS	10000
+
+struct cell_run {
+	struct holders_cell c;
+	const char *dir, *slow_dev, *json;
+	char path[4096], other[4096], clone[4096];
+	int fd;
+	char *map;
+	/* the holder */
+	pthread_t thread;
+	volatile bool done;
+	long result;		/* bytes, or -errno */
+	int uffd;
+	char *src;		/* pvw: the userfaultfd-registered source */
+	bool dm_made;
+	/* what was seen */
+	bool held;
+	uint64_t pfn;
+	json_t *facts;
+};
+
+static void fact(struct cell_run *r, const char *key, json_t *v)
+{
+	json_object_set_new(r->facts, key, v);
+}
+
+static json_t *errno_json(int err)
+{
+	return err ? json_string(strerrorname_np(-err) ? strerrorname_np(-err) : "?") :
+		     json_null();
+}
+
+/* Write @kind's pages to @path, one page and one fsync at a time (several extents). */
+static int write_file(const char *path, enum holders_data kind)
+{
+	char buf[PS];
+	int fd, p, ret = 0;
+
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	for (p = 0; p < HOLDERS_PAGES && !ret; p++) {
+		holders_fill(buf, PS, kind, p);
+		if (pwrite(fd, buf, PS, (off_t)p * PS) != PS || fsync(fd))
+			ret = -errno;
+	}
+	close(fd);
+	return ret;
+}
+
+/* ---- the holders ---- */
+
+static void *odirect_thread(void *arg)
+{
+	struct cell_run *r = arg;
+	int fd = open(SLOW_NODE, O_RDONLY | O_DIRECT | O_CLOEXEC);
+
+	if (fd < 0) {
+		r->result = -errno;
+	} else {
+		r->result = read(fd, r->map + HOLDERS_PAGE * PS, PS);
+		if (r->result < 0)
+			r->result = -errno;
+		close(fd);
+	}
+	r->done = true;
+	return NULL;
+}
+
+static void *uring_thread(void *arg)
+{
+	struct cell_run *r = arg;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	int fd, ret;
+
+	fd = open(SLOW_NODE, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0) {
+		r->result = -errno;
+		goto out;
+	}
+	ret = io_uring_queue_init(2, &ring, 0);
+	if (ret) {
+		r->result = ret;
+		close(fd);
+		goto out;
+	}
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_read(sqe, fd, r->map + HOLDERS_PAGE * PS, PS, 0);
+	ret = io_uring_submit(&ring);
+	if (ret == 1)
+		ret = io_uring_wait_cqe(&ring, &cqe);
+	else if (ret >= 0)
+		ret = -EIO;
+	r->result = ret ? ret : cqe->res;
+	io_uring_queue_exit(&ring);
+	close(fd);
+out:
+	r->done = true;
+	return NULL;
+}
+
+static void *pvw_thread(void *arg)
+{
+	struct cell_run *r = arg;
+	struct iovec local = { r->src, PS };
+	struct iovec remote = { r->map + HOLDERS_PAGE * PS, PS };
+
+	r->result = process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
+	if (r->result < 0)
+		r->result = -errno;
+	r->done = true;
+	return NULL;
+}
+
+/* The slow device: NEW at its start, then dm-delay over it, reads held. */
+static int slow_setup(struct cell_run *r)
+{
+	char params[256], *buf;
+	unsigned long long sectors;
+	int fd, ret = 0;
+
+	if (!r->slow_dev)
+		return -EINVAL;
+	fd = open(r->slow_dev, O_RDWR | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (posix_memalign((void **)&buf, PS, PS)) {
+		close(fd);
+		return -ENOMEM;
+	}
+	holders_fill(buf, PS, HOLDERS_DATA_NEW, HOLDERS_PAGE);
+	if (pwrite(fd, buf, PS, 0) != PS || fsync(fd) ||
+	    ioctl(fd, BLKGETSIZE64, &sectors))
+		ret = -errno;
+	free(buf);
+	close(fd);
+	if (ret)
+		return ret;
+	sectors >>= 9;
+	/* reads held SLOW_DELAY_MS, writes not delayed */
+	snprintf(params, sizeof(params), "%s 0 %d %s 0 0", r->slow_dev, SLOW_DELAY_MS,
+		 r->slow_dev);
+	dm_remove(SLOW_NAME);	/* a previous cell's, if it failed */
+	ret = dm_create(SLOW_NAME, sectors, "delay", params, SLOW_NODE);
+	r->dm_made = !ret;
+	return ret;
+}
+
+/* The uffd-registered source page of process_vm_writev(). */
+static int uffd_setup(struct cell_run *r)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+
+	r->src = mmap(NULL, PS, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r->src == MAP_FAILED)
+		return -errno;
+	r->uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (r->uffd < 0)
+		return -errno;
+	reg.range.start = (unsigned long)r->src;
+	reg.range.len = PS;
+	if (ioctl(r->uffd, UFFDIO_API, &api) || ioctl(r->uffd, UFFDIO_REGISTER, &reg))
+		return -errno;
+	return 0;
+}
+
+/* Is the holder's pin held now?  dm-delay's count, or the uffd fault. */
+static bool holder_held(struct cell_run *r)
+{
+	char status[128];
+	unsigned int reads = 0;
+	struct pollfd pfd;
+
+	if (r->c.holder == HOLDERS_PVW) {
+		pfd.fd = r->uffd;
+		pfd.events = POLLIN;
+		return poll(&pfd, 1, 0) == 1;
+	}
+	return !dm_status(SLOW_NAME, status, sizeof(status)) &&
+	       sscanf(status, "%u", &reads) == 1 && reads > 0;
+}
+
+static int wait_held(struct cell_run *r)
+{
+	double t0 = now_seconds();
+
+	while (!r->done) {
+		if (holder_held(r))
+			return 0;
+		if ((now_seconds() - t0) * 1000 > HELD_TIMEOUT_MS)
+			return -ETIMEDOUT;
+		usleep(2000);
+	}
+	return -ENOENT;	/* the holder finished without being held */
+}
+
+/* Let the holder complete: release the held read, or answer the fault. */
+static int holder_release(struct cell_run *r)
+{
+	struct uffdio_copy copy = { 0 };
+	struct uffd_msg msg;
+	char *page;
+	int ret;
+
+	if (r->c.holder != HOLDERS_PVW) {
+		ret = dm_suspend(SLOW_NAME, 1);
+		return ret ? ret : dm_suspend(SLOW_NAME, 0);
+	}
+	if (read(r->uffd, &msg, sizeof(msg)) != sizeof(msg))
+		return -errno;
+	page = aligned_alloc(PS, PS);
+	if (!page)
+		return -ENOMEM;
+	holders_fill(page, PS, HOLDERS_DATA_NEW, HOLDERS_PAGE);
+	copy.dst = (unsigned long)r->src;
+	copy.src = (unsigned long)page;
+	copy.len = PS;
+	ret = ioctl(r->uffd, UFFDIO_COPY, &copy) ? -errno : 0;
+	free(page);
+	return ret;
+}
+
+/* ---- the events ---- */
+
+static int drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, "3", 1) == 1 ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+/* The page's blocks, in the file system's blocks (the scratch ext4 has 1 KiB ones). */
+static int ev_move_ext(struct cell_run *r, bool pinned_is_donor)
+{
+	struct ext4_move_extent me = { 0 };
+	struct stat st;
+	int ofd, ret;
+
+	if (fstat(r->fd, &st))
+		return -errno;
+	me.len = PS / st.st_blksize;
+	me.orig_start = me.donor_start = (__u64)HOLDERS_PAGE * me.len;
+	ofd = open(r->other, O_RDWR | O_CLOEXEC);
+	if (ofd < 0)
+		return -errno;
+	if (pinned_is_donor) {
+		me.donor_fd = r->fd;
+		ret = ioctl(ofd, EXT4_IOC_MOVE_EXT, &me) ? -errno : 0;
+	} else {
+		me.donor_fd = ofd;
+		ret = ioctl(r->fd, EXT4_IOC_MOVE_EXT, &me) ? -errno : 0;
+	}
+	close(ofd);
+	fact(r, "moved_blocks", json_integer(me.moved_len));
+	return ret;
+}
+
+/* xfs_fsr's call: the whole file, the target's times taken now. */
+static int ev_swapext(struct cell_run *r)
+{
+	struct xfs_swapext sx = { .sx_version = XFS_SX_VERSION, .sx_length = FILE_SIZE };
+	struct stat st;
+	int tfd, ret;
+
+	tfd = open(r->other, O_RDWR | O_CLOEXEC);
+	if (tfd < 0)
+		return -errno;
+	if (fstat(r->fd, &st)) {
+		ret = -errno;
+		goto out;
+	}
+	sx.sx_fdtarget = r->fd;
+	sx.sx_fdtmp = tfd;
+	sx.sx_stat.bs_ctime.tv_sec = st.st_ctim.tv_sec;
+	sx.sx_stat.bs_ctime.tv_nsec = st.st_ctim.tv_nsec;
+	sx.sx_stat.bs_mtime.tv_sec = st.st_mtim.tv_sec;
+	sx.sx_stat.bs_mtime.tv_nsec = st.st_mtim.tv_nsec;
+	ret = ioctl(r->fd, XFS_IOC_SWAPEXT, &sx) ? -errno : 0;
+out:
+	close(tfd);
+	return ret;
+}
+
+static int ev_defrag(struct cell_run *r)
+{
+	struct btrfs_ioctl_defrag_range_args a = {
+		.len = (__u64)-1, .flags = BTRFS_DEFRAG_RANGE_START_IO,
+	};
+
+	return ioctl(r->fd, BTRFS_IOC_DEFRAG_RANGE, &a) ? -errno : 0;
+}
+
+static int ev_ficlone(struct cell_run *r)
+{
+	int cfd = open(r->clone, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), ret;
+
+	if (cfd < 0)
+		return -errno;
+	ret = ioctl(cfd, FICLONE, r->fd) ? -errno : 0;
+	close(cfd);
+	return ret;
+}
+
+/* The event; "writes back first" events fsync the file, as their text says. */
+static int run_event(struct cell_run *r)
+{
+	off_t at = (off_t)HOLDERS_PAGE * PS;
+
+	switch (r->c.event) {
+	case HOLDERS_EV_NONE:
+		return 0;
+	case HOLDERS_EV_PUNCH:
+		return fallocate(r->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, at, PS) ?
+		       -errno : 0;
+	case HOLDERS_EV_COLLAPSE:
+		return fallocate(r->fd, FALLOC_FL_COLLAPSE_RANGE, at, PS) ? -errno : 0;
+	case HOLDERS_EV_TRUNCATE:
+		return ftruncate(r->fd, 0) || ftruncate(r->fd, FILE_SIZE) ? -errno : 0;
+	case HOLDERS_EV_SWAPEXT:
+		return ev_swapext(r);
+	case HOLDERS_EV_FICLONE:
+		return ev_ficlone(r);
+	default:
+		break;
+	}
+	if (fsync(r->fd))
+		return -errno;
+	switch (r->c.event) {
+	case HOLDERS_EV_PAGEOUT:
+		return madvise(r->map + at, PS, MADV_PAGEOUT) ? -errno : 0;
+	case HOLDERS_EV_DROP_CACHES:
+		return drop_caches();
+	case HOLDERS_EV_MOVE_EXT_DONOR:
+		return ev_move_ext(r, true);
+	case HOLDERS_EV_MOVE_EXT_ORIG:
+		return ev_move_ext(r, false);
+	case HOLDERS_EV_DEFRAG:
+		return ev_defrag(r) ?: (fsync(r->fd) ? -errno : 0);
+	default:
+		return 0;
+	}
+}
+
+/* ---- the cell ---- */
+
+static void page_fact(struct cell_run *r, const char *key)
+{
+	struct page_state s = { .present = true, .pfn = r->pfn };
+	char buf[64];
+
+	if (!r->pfn || kpageflags_of(r->pfn, &s.flags)) {
+		fact(r, key, json_string("unknown"));
+		return;
+	}
+	fact(r, key, json_string(page_state_str(&s, buf, sizeof(buf))));
+}
+
+/* What @path's page holds, read through the cache or with O_DIRECT. */
+static json_t *read_class(const char *path, bool direct)
+{
+	char *buf;
+	int fd;
+	ssize_t n;
+	json_t *v;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
+	if (fd < 0)
+		return json_string("unreadable");
+	if (posix_memalign((void **)&buf, PS, PS)) {
+		close(fd);
+		return json_string("unreadable");
+	}
+	n = pread(fd, buf, PS, (off_t)HOLDERS_PAGE * PS);
+	if (n == 0)
+		memset(buf, 0, PS);	/* past the end: what a host read gives */
+	v = json_string(n < 0 ? "unreadable" :
+			holders_data_names[holders_classify(buf, n ? n : PS, HOLDERS_PAGE)]);
+	free(buf);
+	close(fd);
+	return v;
+}
+
+/*
+ * io_uring's completion comes before the block layer re-dirties a page
+ * cleaned meanwhile (bio_check_pages_dirty() defers it to a work item:
+ * block/bio.c bio_dirty_fn()): wait for the dirty bit, at most 2 s, and
+ * say how long it took.
+ */
+static void wait_redirty(struct cell_run *r)
+{
+	double t0 = now_seconds();
+	uint64_t flags = 0;
+
+	while (r->pfn && now_seconds() - t0 < 2) {
+		if (!kpageflags_of(r->pfn, &flags) && flags >> PAGEFLAG_DIRTY & 1)
+			break;
+		usleep(5000);
+	}
+	fact(r, "redirty_wait_ms", json_integer((now_seconds() - t0) * 1000));
+}
+
+static int cell_setup(struct cell_run *r)
+{
+	cpu_set_t cpu0;
+	int ret;
+
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	if (sched_setaffinity(0, sizeof(cpu0), &cpu0))
+		return -errno;
+	if (mkdir(r->dir, 0755) && errno != EEXIST)
+		return -errno;
+	snprintf(r->path, sizeof(r->path), "%s/f.dat", r->dir);
+	snprintf(r->other, sizeof(r->other), "%s/other.dat", r->dir);
+	snprintf(r->clone, sizeof(r->clone), "%s/clone.dat", r->dir);
+	ret = write_file(r->path, HOLDERS_DATA_OLD);
+	if (!ret && (r->c.event == HOLDERS_EV_MOVE_EXT_DONOR || r->c.event == HOLDERS_EV_SWAPEXT ||
+		     r->c.event == HOLDERS_EV_MOVE_EXT_ORIG))
+		ret = write_file(r->other, HOLDERS_DATA_TMP);
+	if (ret)
+		return ret;
+	sync();		/* the metadata too: the host reads committed trees */
+	r->fd = open(r->path, O_RDWR | O_CLOEXEC);
+	if (r->fd < 0)
+		return -errno;
+	r->map = mmap(NULL, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	if (r->map == MAP_FAILED)
+		return -errno;
+	return r->c.holder == HOLDERS_PVW ? uffd_setup(r) : slow_setup(r);
+}
+
+static int cell_run(struct cell_run *r)
+{
+	void *(*thread[])(void *) = { odirect_thread, pvw_thread, uring_thread };
+	struct page_state s;
+	int ret, err;
+
+	ret = cell_setup(r);
+	if (ret) {
+		fact(r, "setup_error", errno_json(ret));
+		return ret;
+	}
+	ret = pthread_create(&r->thread, NULL, thread[r->c.holder], r);
+	if (ret)
+		return -ret;
+	ret = wait_held(r);
+	r->held = !ret;
+	fact(r, "held", json_boolean(r->held));
+	if (ret == -ETIMEDOUT)
+		fact(r, "held_error", json_string("the pin was not seen held within 10 s"));
+	if (r->held && !page_state_of(r->map + HOLDERS_PAGE * PS, &s) && s.present)
+		r->pfn = s.pfn;
+	page_fact(r, "page_held");
+
+	err = run_event(r);
+	fact(r, "event_error", errno_json(err));
+	page_fact(r, "page_after_event");
+
+	err = r->held ? holder_release(r) : 0;
+	fact(r, "release_error", errno_json(err));
+	pthread_join(r->thread, NULL);
+	fact(r, "holder_result", json_integer(r->result));
+	fact(r, "holder_error", errno_json(r->result < 0 ? r->result : 0));
+	if (r->c.holder == HOLDERS_URING && r->held)
+		wait_redirty(r);
+	page_fact(r, "page_released");
+
+	err = fsync(r->fd) ? -errno : 0;
+	fact(r, "fsync_error", errno_json(err));
+	fact(r, "guest_cached", read_class(r->path, false));
+	fact(r, "guest_direct", read_class(r->path, true));
+	munmap(r->map, FILE_SIZE);
+	r->map = NULL;
+	drop_caches();
+	fact(r, "guest_after_drop", read_class(r->path, false));
+	if (r->c.event == HOLDERS_EV_FICLONE)
+		fact(r, "clone_direct", read_class(r->clone, true));
+	return 0;
+}
+
+static int holders_run(int argc, char **argv)
+{
+	static const char * const usage[] = {
+		"gupctl holders run --fs FS --holder H --event E --dir DIR [--slow DEV] [--json FILE]",
+		"",
+		"One real-interface cell in DIR (on the file system under test): no test driver.",
+		NULL
+	};
+	struct cell_run r = { .fd = -1, .uffd = -1 };
+	unsigned int fs = 0, holder = 0, event = 0;
+	const struct gopt opts[] = {
+		GOPT_CHOICE(0, "fs", &fs, "FS", holders_fs_choices, "the file system DIR is on"),
+		GOPT_CHOICE(0, "holder", &holder, "H", holders_holder_choices,
+			    "who holds the page"),
+		GOPT_CHOICE(0, "event", &event, "E", holders_event_choices,
+			    "what the file system does meanwhile"),
+		GOPT_STRING(0, "dir", &r.dir, "DIR", "the cell's directory (made)"),
+		GOPT_STRING(0, "slow", &r.slow_dev, "DEV",
+			    "the raw disk dm-delay goes over (odirect, uring)"),
+		GOPT_STRING(0, "json", &r.json, "FILE", "the cell's facts as JSON"),
+		GOPT_END()
+	};
+	char name[64];
+	FILE *f;
+	int ret, argi;
+
+	ret = gopt_parse("holders run", argc, argv, opts, usage, &argi);
+	if (ret)
+		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
+	r.c = (struct holders_cell){ fs, holder, event };
+	if (argi != argc)
+		return usage_error("holders run", "unexpected operand '%s'", argv[argi]);
+	if (!r.dir)
+		return usage_error("holders run", "--dir is required");
+	if (!holders_cell_valid(&r.c))
+		return usage_error("holders run", "--event %s is not an event of %s",
+				   holders_event_choices[event], holders_fs_choices[fs]);
+	if (holder != HOLDERS_PVW && !r.slow_dev)
+		return usage_error("holders run", "--holder %s needs --slow DEV",
+				   holders_holder_choices[holder]);
+	holders_cell_name(&r.c, name, sizeof(name));
+	r.facts = json_pack("{s:s, s:s, s:s, s:s}", "cell", name, "fs", holders_fs_choices[fs],
+			    "holder", holders_holder_choices[holder],
+			    "event", holders_event_choices[event]);
+	ret = cell_run(&r);
+	if (r.dm_made && dm_remove(SLOW_NAME))
+		fact(&r, "dm_remove_error", json_string("busy"));
+	printf("holders %s: %s\n", name, ret ? "setup failed" : "ran");
+	if (r.json) {
+		f = jsonfile_open(r.json, "holders run");
+		if (!f || jsonfile_dump(r.facts, f, r.json, "holders run"))
+			ret = ret ?: -EIO;
+	} else {
+		json_dumpf(r.facts, stdout, JSON_INDENT(2));
+		putchar('\n');
+	}
+	json_decref(r.facts);
+	return ret ? GUPCTL_EXIT_REFUSED : GUPCTL_EXIT_OK;
+}
+
+/* ---- the cells and their expectations (host and guest) ---- */
+
+static const char * const source_choices[] = { "6.1", "6.12", NULL };
+static const char * const ext4_choices[] = { "warn", "bug", NULL };
+
+struct kernel_opts {
+	const char *policy;
+	unsigned int source, ext4;
+	bool quick;
+};
+
+json_t *holders_expectation_json(const struct holders_expectation *e)
+{
+	return json_pack("{s:b, s:b, s:b, s:b, s:s, s:s, s:s, s:s}", "run", e->run,
+			 "refused", e->refused, "event_fails", e->event_fails,
+			 "fsync_fails", e->fsync_fails, "disk", holders_data_names[e->disk],
+			 "clone", holders_data_names[e->clone],
+			 "report", holders_report_names[e->report], "reason", e->reason);
+}
+
+static int holders_cells(int argc, char **argv)
+{
+	static const char * const usage[] = {
+		"gupctl holders cells --policy P --source V [--ext4 warn|bug] [--quick]",
+		"",
+		"Every cell with its expected outcome on that kernel, as a JSON array.",
+		NULL
+	};
+	struct kernel_opts o = { 0 };
+	const struct gopt opts[] = {
+		GOPT_STRING(0, "policy", &o.policy, "P", "the flavour's gup column"),
+		GOPT_CHOICE(0, "source", &o.source, "V", source_choices,
+			    "the flavour's source column"),
+		GOPT_CHOICE(0, "ext4", &o.ext4, "B", ext4_choices, "the flavour's ext4 column"),
+		GOPT_BOOL(0, "quick", &o.quick, "make check's subset: one cell per file system"),
+		GOPT_END()
+	};
+	struct holders_kernel k;
+	struct holders_expectation e;
+	struct holders_cell c;
+	json_t *cells = json_array(), *cell;
+	char name[64];
+	int ret, argi;
+
+	ret = gopt_parse("holders cells", argc, argv, opts, usage, &argi);
+	if (ret)
+		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
+	if (!o.policy)
+		return usage_error("holders cells", "--policy is required");
+	k = (struct holders_kernel){ o.policy, o.ext4 == 1, o.source == 1 };
+	for (c.fs = 0; c.fs < HOLDERS_FS_COUNT; c.fs++)
+		for (c.holder = 0; c.holder < HOLDERS_HOLDER_COUNT; c.holder++)
+			for (c.event = 0; c.event < HOLDERS_EV_COUNT; c.event++) {
+				if (!holders_cell_valid(&c) || (o.quick && !holders_cell_quick(&c)))
+					continue;
+				if (holders_expect(&k, &c, &e)) {
+					json_decref(cells);
+					return usage_error("holders cells", "unknown policy '%s'",
+							   o.policy);
+				}
+				holders_cell_name(&c, name, sizeof(name));
+				cell = json_pack("{s:s, s:s, s:s, s:s, s:o}", "name", name,
+						 "fs", holders_fs_choices[c.fs],
+						 "holder", holders_holder_choices[c.holder],
+						 "event", holders_event_choices[c.event],
+						 "expect", holders_expectation_json(&e));
+				json_array_append_new(cells, cell);
+			}
+	json_dumpf(cells, stdout, JSON_COMPACT);
+	putchar('\n');
+	json_decref(cells);
+	return GUPCTL_EXIT_OK;
+}
+
+static const struct gopt_cmd holders_subcommands[] = {
+	GOPT_CMD("run", holders_run, "run one cell in the guest (no test driver)"),
+	GOPT_CMD("cells", holders_cells, "every cell with its expectation, as JSON"),
+	GOPT_CMD_HOST("judge", holders_judge, "judge a cell from the guest's facts and the host's read"),
+	GOPT_CMD_HOST("collect", holders_collect, "a flavour's judged cells in one document, KTAP"),
+	GOPT_CMD_HOST("report", holders_report, "docs/filesystems.md from results"),
+	GOPT_CMD_END()
+};
+
+int cmd_holders(int argc, char **argv)
+{
+	static const char * const usage[] = {
+		"gupctl holders SUBCOMMAND [OPTIONS]",
+		"",
+		"Pages held by the kernel's own GUP users across file-system events "
+		"(docs/filesystems-guide.md).",
+		NULL
+	};
+
+	return gopt_cmd_main("holders", holders_subcommands, usage, argc, argv);
+}

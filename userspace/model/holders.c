@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * holders: the expected outcome of a real GUP user holding a file page
+ * across a file-system event (model/holders.h).  Every rule below is
+ * derived in docs/filesystems-guide.md, sections 2, 3, 5 and 6; the
+ * reasons cite the lines that decide, "6.1" for Debian's 6.1.192 (stock,
+ * and every 6.1 flavour outside mm/gup.c, mm/mmap.c, include/linux/mm.h)
+ * and "6.12" for Debian's 6.12.118 (mainline).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/util.h"
+#include "model/holders.h"
+
+const char * const holders_fs_choices[] = { "ext4", "xfs", "btrfs", NULL };
+const char * const holders_holder_choices[] = { "odirect", "pvw", "uring", NULL };
+const char * const holders_event_choices[] = {
+	"none", "fsync", "pageout", "drop-caches", "move-ext-donor",
+	"move-ext-orig", "swapext", "defrag", "punch", "collapse",
+	"truncate", "ficlone", NULL
+};
+const char * const holders_data_names[] = {
+	"none", "NEW", "OLD", "ZEROS", "NEXT", "TMP", "OTHER", NULL
+};
+const char * const holders_report_names[] = {
+	"none", "ext4-lost", "btrfs-refused", "gup-v1-warning", NULL
+};
+
+bool holders_cell_valid(const struct holders_cell *c)
+{
+	switch (c->event) {
+	case HOLDERS_EV_MOVE_EXT_DONOR:
+	case HOLDERS_EV_MOVE_EXT_ORIG:
+		return c->fs == HOLDERS_FS_EXT4;
+	case HOLDERS_EV_SWAPEXT:
+		return c->fs == HOLDERS_FS_XFS;
+	case HOLDERS_EV_DEFRAG:
+		return c->fs == HOLDERS_FS_BTRFS;
+	default:
+		return c->fs < HOLDERS_FS_COUNT && c->holder < HOLDERS_HOLDER_COUNT &&
+		       c->event < HOLDERS_EV_COUNT;
+	}
+}
+
+void holders_cell_name(const struct holders_cell *c, char *buf, unsigned long size)
+{
+	snprintf(buf, size, "%s-%s-%s", holders_fs_choices[c->fs],
+		 holders_holder_choices[c->holder], holders_event_choices[c->event]);
+}
+
+/*
+ * One O_DIRECT cell per file system, each the one that answers "does
+ * writeback while a real pin is held lose data here": ext4's MOVE_EXT
+ * donor (the loss on every kernel), xfs' and btrfs' fsync.
+ */
+bool holders_cell_quick(const struct holders_cell *c)
+{
+	if (c->holder != HOLDERS_ODIRECT)
+		return false;
+	return c->fs == HOLDERS_FS_EXT4 ? c->event == HOLDERS_EV_MOVE_EXT_DONOR :
+					  c->event == HOLDERS_EV_FSYNC;
+}
+
+static void say(struct holders_expectation *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Append to @e's reason. */
+static void say(struct holders_expectation *e, const char *fmt, ...)
+{
+	size_t n = strlen(e->reason);
+	va_list ap;
+
+	if (n + 1 >= sizeof(e->reason))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(e->reason + n, sizeof(e->reason) - n, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * The GUP call each holder makes, and whether the kernel's policy lets it
+ * through (guide section 3).  True if refused, with the reason said.
+ */
+static bool holder_refused(const struct holders_kernel *k, const struct holders_cell *c,
+			   struct holders_expectation *e)
+{
+	bool via_iter = c->holder != HOLDERS_PVW;
+
+	if (via_iter && k->v612)
+		say(e, "the read pins with pin_user_pages_fast(FOLL_WRITE), not long-term "
+		    "(6.12 lib/iov_iter.c:1796-1821), which 6.12's writable_file_mapping_allowed() "
+		    "allows (6.12 mm/gup.c:1252-1267); ");
+	else if (via_iter)
+		say(e, "the read takes get_user_pages_fast(FOLL_WRITE), a FOLL_GET reference "
+		    "(6.1 lib/iov_iter.c:1449-1460); ");
+	else
+		say(e, "process_vm_writev() pins with pin_user_pages_remote(FOLL_WRITE), not "
+		    "long-term (6.1 mm/process_vm_access.c:91-111; 6.12 mm/process_vm_access.c:92-112); ");
+
+	if (!strcmp(k->policy, "v1") && via_iter) {
+		say(e, "gup-v1 refuses it: the untouched page takes GUP's slow path, whose "
+		    "check_vma_flags() refuses FOLL_WRITE to a file mapping without "
+		    "FOLL_ALLOW_BROKEN_FILE_MAPPING, with a WARNING (v1 mm/gup.c:1113)");
+		e->report = HOLDERS_REPORT_GUP_V1;
+		return true;
+	}
+	if (!strcmp(k->policy, "v7") && !via_iter) {
+		say(e, "gup-v7 refuses it: writeable_file_mapping_allowed() refuses FOLL_PIN to a "
+		    "dirty-tracked file VMA (v7 mm/gup.c:1140-1155, called at 1177-1179)");
+		return true;
+	}
+	if (!strcmp(k->policy, "v1"))
+		say(e, "gup-v1 lets it through (seed 005 gives process_vm_rw "
+		    "FOLL_ALLOW_BROKEN_FILE_MAPPING); ");
+	else if (!strcmp(k->policy, "v7") || !strcmp(k->policy, "v9"))
+		say(e, "%s does not refuse it (no FOLL_LONGTERM%s); ", k->policy,
+		    via_iter ? ", and no FOLL_PIN" : "");
+	return false;
+}
+
+/*
+ * What the file's page holds after the event when nobody writes it again:
+ * also the outcome of an event that takes the page out of the file, so
+ * that the holder's write lands in a page no longer in it ("dropped").
+ */
+static enum holders_data event_leaves(const struct holders_cell *c, bool *dropped,
+				      struct holders_expectation *e)
+{
+	*dropped = true;
+	switch (c->event) {
+	case HOLDERS_EV_MOVE_EXT_DONOR:
+		*dropped = false;
+		return HOLDERS_DATA_ZEROS;
+	case HOLDERS_EV_SWAPEXT:
+		say(e, "XFS_IOC_SWAPEXT writes back and truncates the whole page cache of both "
+		    "files first (6.1 fs/xfs/xfs_bmap_util.c:1367-1381; 6.12 "
+		    "fs/xfs/xfs_bmap_util.c:1215-1229): the pinned page leaves the file and "
+		    "the file gets the other file's blocks; ");
+		return HOLDERS_DATA_TMP;
+	case HOLDERS_EV_PUNCH:
+		say(e, "the punch truncates the range's page cache after writeback "
+		    "(truncate_inode_folio(), 6.1 mm/truncate.c:172-197; 6.12 "
+		    "mm/truncate.c:155-180), whatever its references: the release's "
+		    "folio_mark_dirty() finds no mapping; ");
+		return HOLDERS_DATA_ZEROS;
+	case HOLDERS_EV_TRUNCATE:
+		say(e, "truncate_pagecache() (6.1 mm/truncate.c:761-778) removes the pinned "
+		    "page; the re-extended range is a hole; ");
+		return HOLDERS_DATA_ZEROS;
+	case HOLDERS_EV_COLLAPSE:
+		if (c->fs == HOLDERS_FS_BTRFS) {
+			*dropped = false;
+			e->event_fails = true;
+			say(e, "btrfs has no collapse: EOPNOTSUPP (6.1 fs/btrfs/file.c:3070-3072; "
+			    "6.12 fs/btrfs/file.c:3114-3116), nothing else happens; ");
+			return HOLDERS_DATA_OLD;
+		}
+		say(e, "the collapse truncates the page cache from the range on (6.1 "
+		    "fs/ext4/extents.c:5416, 5433; 6.1 fs/xfs/xfs_bmap_util.c:1084-1092) and "
+		    "shifts the next page's blocks to the offset; ");
+		return HOLDERS_DATA_NEXT;
+	case HOLDERS_EV_FICLONE:
+		if (c->fs == HOLDERS_FS_EXT4) {
+			e->event_fails = true;
+			say(e, "ext4 has no remap_file_range: FICLONE fails with EOPNOTSUPP; ");
+		}
+		/* fall through */
+	default:
+		*dropped = false;
+		return HOLDERS_DATA_OLD;
+	}
+}
+
+/* The event wrote the page back while held, and the release re-dirties it. */
+static bool event_writes_back(const struct holders_cell *c)
+{
+	return c->event != HOLDERS_EV_NONE && !(c->event == HOLDERS_EV_COLLAPSE &&
+						 c->fs == HOLDERS_FS_BTRFS) &&
+	       !(c->event == HOLDERS_EV_FICLONE && c->fs == HOLDERS_FS_EXT4);
+}
+
+static void expect_ext4(const struct holders_kernel *k, const struct holders_cell *c,
+			bool foll_get, struct holders_expectation *e)
+{
+	if (c->event == HOLDERS_EV_MOVE_EXT_DONOR) {
+		say(e, "EXT4_IOC_MOVE_EXT calls filemap_release_folio() on the donor's clean "
+		    "page, which frees its buffers whatever its references (6.1 "
+		    "fs/ext4/move_extent.c:361-362; 6.12 fs/ext4/move_extent.c:369-370), and "
+		    "marks the donor's new extent unwritten (6.1 fs/ext4/extents.c:5827-5828; "
+		    "6.12 fs/ext4/extents.c:5711-5712); the release dirties a page without "
+		    "buffers: WARNING in ext4_dirty_folio() (6.1 fs/ext4/inode.c:3664; 6.12 "
+		    "fs/ext4/inode.c:3587), and writeback says it does not have buffers "
+		    "attached and clears its dirty bit (6.1 fs/ext4/inode.c:2670-2675; 6.12 "
+		    "fs/ext4/inode.c:2525-2530)");
+		e->report = HOLDERS_REPORT_EXT4_LOST;
+		e->disk = HOLDERS_DATA_ZEROS;
+		return;
+	}
+	if (c->event == HOLDERS_EV_PAGEOUT && foll_get) {
+		say(e, "MADV_PAGEOUT's reclaim skips only a FOLL_PIN page (6.1 mm/vmscan.c:1904), "
+		    "and releases the clean buffers of this FOLL_GET one (6.1 "
+		    "mm/vmscan.c:2002-2004, fs/ext4/inode.c:3310-3322) before failing on its "
+		    "reference: the release dirties a page without buffers: WARNING in "
+		    "ext4_dirty_folio() (6.1 fs/ext4/inode.c:3664), writeback drops it (6.1 "
+		    "fs/ext4/inode.c:2670-2675); the disk keeps what the fsync wrote");
+		e->report = HOLDERS_REPORT_EXT4_LOST;
+		e->disk = HOLDERS_DATA_OLD;
+		return;
+	}
+	if (c->event == HOLDERS_EV_PAGEOUT)
+		say(e, "reclaim skips a maybe-DMA-pinned page after unmapping it (%s): its "
+		    "buffers stay; ", k->v612 ? "6.12 mm/vmscan.c:1343" : "6.1 mm/vmscan.c:1904");
+	else if (c->event == HOLDERS_EV_DROP_CACHES)
+		say(e, "drop_caches' mapping_evict_folio() refuses a folio with an extra "
+		    "reference before releasing anything (6.1 mm/truncate.c:294-307; 6.12 "
+		    "mm/truncate.c:288-303); ");
+	else if (c->event == HOLDERS_EV_MOVE_EXT_ORIG)
+		say(e, "MOVE_EXT gives the orig page new buffers, mapped and dirtied (6.1 "
+		    "fs/ext4/move_extent.c:381-395); ");
+	say(e, "ext4_page_mkwrite() attached buffers at the pin (6.1 fs/ext4/inode.c:6298; "
+	    "6.12 fs/ext4/inode.c:6256) and they are still there: writeback writes the "
+	    "re-dirtied page");
+	e->disk = HOLDERS_DATA_NEW;
+}
+
+static void expect_xfs(const struct holders_cell *c, struct holders_expectation *e)
+{
+	say(e, "xfs/iomap writeback needs no per-page state with one block per folio and "
+	    "writes a dirty page over a real extent in place (xfs_map_blocks(), 6.1 "
+	    "fs/xfs/xfs_aops.c:337; 6.12 fs/xfs/xfs_aops.c:349)");
+	e->disk = HOLDERS_DATA_NEW;
+	if (c->event == HOLDERS_EV_FICLONE) {
+		say(e, "; after FICLONE the block is shared, but no page_mkwrite ran since to "
+		    "reserve a COW-fork extent, so writeback overwrites the block the clone "
+		    "shares: the clone reads NEW (6.1 fs/xfs/xfs_aops.c:284-337; 6.12 "
+		    "fs/xfs/xfs_aops.c:296-349)");
+		e->clone = HOLDERS_DATA_NEW;
+	}
+}
+
+static void expect_btrfs(const struct holders_kernel *k, const struct holders_cell *c,
+			 struct holders_expectation *e)
+{
+	if (!event_writes_back(c)) {
+		say(e, "no writeback met the page while held: btrfs_page_mkwrite()'s delalloc "
+		    "(6.1 fs/btrfs/inode.c:8802; 6.12 fs/btrfs/file.c:1972) is still there, "
+		    "and the fsync writes the page");
+		e->disk = HOLDERS_DATA_NEW;
+		return;
+	}
+	if (k->v612) {
+		say(e, "the event's writeback left the page clean and not ordered; the release "
+		    "dirties it behind btrfs' back, and since the COW fixup's removal (stable "
+		    "6.12.97) writeback refuses it: \"is marked dirty without notifying the fs\", "
+		    "dirty bit cleared, an error for the fsync (6.12 "
+		    "fs/btrfs/extent_io.c:1546-1556, 1680-1691; fs/btrfs/file.c:1622-1624)");
+		e->report = HOLDERS_REPORT_BTRFS_REFUSED;
+		e->fsync_fails = true;
+		e->disk = HOLDERS_DATA_OLD;
+		if (c->event == HOLDERS_EV_FICLONE)
+			e->clone = HOLDERS_DATA_OLD;
+		return;
+	}
+	say(e, "the release dirties the clean page behind btrfs' back; 6.1's writeback "
+	    "queues the COW fixup (6.1 fs/btrfs/extent_io.c:2104-2110, "
+	    "fs/btrfs/inode.c:3028-3067), which makes it proper delalloc, written later");
+	e->disk = HOLDERS_DATA_NEW;
+	if (c->event == HOLDERS_EV_FICLONE) {
+		say(e, "; COW gives the file a new extent, the clone keeps the old one");
+		e->clone = HOLDERS_DATA_OLD;
+	}
+}
+
+int holders_expect(const struct holders_kernel *k, const struct holders_cell *c,
+		   struct holders_expectation *e)
+{
+	static const char * const policies[] = { "stock", "v1", "v7", "v9", "mainline" };
+	enum holders_data left;
+	bool known = false, dropped, foll_get;
+	size_t i;
+
+	memset(e, 0, sizeof(*e));
+	for (i = 0; i < ARRAY_SIZE(policies); i++)
+		known |= !strcmp(k->policy, policies[i]);
+	if (!known || !holders_cell_valid(c))
+		return -EINVAL;
+	e->run = true;
+	/* On 6.1 the iov_iter holders take a reference, not a pin. */
+	foll_get = !k->v612 && c->holder != HOLDERS_PVW;
+
+	left = event_leaves(c, &dropped, e);
+	if (c->event == HOLDERS_EV_FICLONE && c->fs != HOLDERS_FS_EXT4)
+		e->clone = HOLDERS_DATA_OLD;
+	if (holder_refused(k, c, e)) {
+		e->refused = true;
+		e->disk = left;
+		return 0;
+	}
+	if (dropped) {
+		say(e, "the holder's write is dropped with the page");
+		e->disk = left;
+		return 0;
+	}
+	switch (c->fs) {
+	case HOLDERS_FS_EXT4:
+		expect_ext4(k, c, foll_get, e);
+		break;
+	case HOLDERS_FS_XFS:
+		expect_xfs(c, e);
+		break;
+	default:
+		expect_btrfs(k, c, e);
+		break;
+	}
+	if (e->report == HOLDERS_REPORT_EXT4_LOST && k->ext4_bug) {
+		e->run = false;
+		say(e, "; with cc5095747edf reverted the fsync BUGs in page_buffers() and the "
+		    "guest panics: not run here, the reproduction (make repro) boots such cells "
+		    "alone");
+	}
+	return 0;
+}
+
+/* A page of @kind: one line, "gup-lab KIND page N", repeated. */
+void holders_fill(char *buf, unsigned long size, enum holders_data kind, unsigned int page)
+{
+	char line[64];
+	unsigned long n, len;
+
+	if (kind == HOLDERS_DATA_ZEROS || kind >= HOLDERS_DATA_OTHER) {
+		memset(buf, 0, size);
+		return;
+	}
+	len = snprintf(line, sizeof(line), "gup-lab %-5s page %u\n",
+		       holders_data_names[kind], page);
+	for (n = 0; n < size; n += len)
+		memcpy(buf + n, line, size - n < len ? size - n : len);
+}
+
+enum holders_data holders_classify(const char *buf, unsigned long size, unsigned int page)
+{
+	static const struct { enum holders_data kind; unsigned int page; } known[] = {
+		{ HOLDERS_DATA_NEW, HOLDERS_PAGE }, { HOLDERS_DATA_OLD, HOLDERS_PAGE },
+		{ HOLDERS_DATA_ZEROS, 0 }, { HOLDERS_DATA_TMP, HOLDERS_PAGE },
+	};
+	char want[HOLDERS_PAGE_SIZE];
+	size_t i;
+
+	if (size != HOLDERS_PAGE_SIZE || page != HOLDERS_PAGE)
+		return HOLDERS_DATA_OTHER;
+	for (i = 0; i < ARRAY_SIZE(known); i++) {
+		holders_fill(want, size, known[i].kind, known[i].page);
+		if (!memcmp(buf, want, size))
+			return known[i].kind;
+	}
+	/* a collapse brings the next page's OLD bytes to the offset */
+	holders_fill(want, size, HOLDERS_DATA_OLD, page + 1);
+	return memcmp(buf, want, size) ? HOLDERS_DATA_OTHER : HOLDERS_DATA_NEXT;
+}
