@@ -17,7 +17,7 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$LAB_ROOT/jobs/lib.sh"
 
-pages=(matrix repro consumers bench)
+pages=(matrix repro consumers holders bench)
 
 # page_matrix DIR: docs/matrix.md, docs/matrix.svg, docs/policies.md and
 # docs/longterm.md (gup_longterm's verdicts per flavour).
@@ -44,6 +44,15 @@ page_repro() {
 page_consumers() {
 	"$gupctl" consumers report --md docs/consumers.md "$1" ||
 		die "gupctl consumers report failed on $1"
+}
+
+# page_holders DIR: docs/filesystems.md (the prose: docs/filesystems-guide.md).
+# shellcheck disable=SC2317 # called as page_$job
+page_holders() {
+	! jq -e 'any(.flavours[]; .quick)' "$1/run.json" >/dev/null ||
+		die "$1 is a quick run (jobs/holders.sh --quick, make check's subset): the page comes from a full one (make holders)"
+	"$gupctl" holders report --results "$1" -o docs/filesystems.md ||
+		die "gupctl holders report failed on $1"
 }
 
 # page_bench DIR: docs/bench.md and docs/bench.svg (the prose:

@@ -139,6 +139,7 @@ holders_flavour() {
 	"$gupctl" holders collect --flavour "$f" -o "$RESULTS_DIR/$f.json" "${docs[@]}" \
 		>"$RESULTS_DIR/$f.ktap" || failed=1
 	results_flavour "$f" boots="$boots" wall_seconds=$((SECONDS - t0)) \
+		quick="$([ ${#quick[@]} -gt 0 ] && echo true || echo false)" \
 		why_not_run="$(jq -n --arg w "$why" 'if $w == "" then null else $w end')" \
 		counts="$(jq -c .counts "$RESULTS_DIR/$f.json")"
 	echo "== $f: $(tail -1 "$RESULTS_DIR/$f.ktap" | sed 's/^# //')"

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
 
@@ -75,7 +76,7 @@ static const char *event_words(const char *e)
 }
 
 /* The answer for one flavour: its lost cells, one line each. */
-static void answer(FILE *out, const char *flavour, json_t *doc)
+static void answer(FILE *out, const char *flavour, json_t *doc, const char *run)
 {
 	json_t *cells = json_object_get(doc, "cells"), *c;
 	unsigned int lost = 0, clones = 0, ran = 0;
@@ -90,13 +91,14 @@ static void answer(FILE *out, const char *flavour, json_t *doc)
 				fprintf(out, "\n**%s**: data lost through real system calls only:\n\n",
 					flavour);
 			fprintf(out, "- %s: %s into a mapped file page, while held: %s; the host "
-				"reads %s%s%s ([console](%s))\n", str(c, "fs"),
+				"reads %s%s%s ([console](../results/holders/%s/%s))\n", str(c, "fs"),
 				holder_words(str(c, "holder")), event_words(str(c, "event")),
 				str(json_object_get(c, "measured"), "disk"),
 				strcmp(str(json_object_get(c, "measured"), "report"), "none") ?
 				", console: " : "",
 				strcmp(str(json_object_get(c, "measured"), "report"), "none") ?
-				str(json_object_get(c, "measured"), "report") : "", str(c, "console"));
+				str(json_object_get(c, "measured"), "report") : "", run,
+				str(c, "console"));
 		}
 		clones += cell_clone_hit(c);
 	}
@@ -147,11 +149,16 @@ static int report(const char *dir, FILE *out)
 {
 	char path[4096], name[64];
 	json_t *run, *fl, *docs[16] = { 0 }, *f;
-	const char *flavours[16];
+	const char *flavours[16], *run_name;
+	char real[4096];
 	size_t nf = 0, i;
 	struct holders_cell c;
 	unsigned int k;
 
+	/* the run's own name, also when given as results/holders/latest */
+	if (!realpath(dir, real))
+		snprintf(real, sizeof(real), "%s", dir);
+	run_name = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
 	snprintf(path, sizeof(path), "%s/run.json", dir);
 	run = jsonfile_read_object(path, "holders report");
 	if (!run)
@@ -171,12 +178,12 @@ static int report(const char *dir, FILE *out)
 		"The host reads each file from the powered-off guest's image without "
 		"mounting it. A write dropped because the event took the page out of the file "
 		"(punch, truncate, collapse, SWAPEXT) is by design and not counted as lost.\n",
-		strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir, str(run, "date"),
+		run_name, str(run, "date"),
 		str(run, "commit"));
 	fprintf(out, "\n## The answer\n");
 	for (i = 0; i < nf; i++)
 		if (docs[i])
-			answer(out, flavours[i], docs[i]);
+			answer(out, flavours[i], docs[i], run_name);
 	for (k = 0; k < HOLDERS_FS_COUNT; k++) {
 		fprintf(out, "\n## %s\n\n| holder | event |", holders_fs_choices[k]);
 		for (i = 0; i < nf; i++)
