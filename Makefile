@@ -57,9 +57,14 @@ docs: gupctl
 repro: all
 	@jobs/repro.sh
 
-# real GUP users hold file pages across fs events, ext4/xfs/btrfs (docs/filesystems.md)
+# The kernel's own short-term GUP users (an O_DIRECT read, process_vm_writev,
+# an io_uring read) hold a page of an ext4, xfs or btrfs file while the file
+# system writes it back, reclaims, defragments, punches or clones it; the host
+# reads what reached the disk.  No test driver.  Every flavour, one boot each,
+# or FLAVOUR=F given on the command line: results/holders/
+# (docs/filesystems.md).
 holders: all
-	@jobs/holders.sh $(if $(FLAVOUR),--flavour $(FLAVOUR))
+	@jobs/holders.sh $(if $(filter command line,$(origin FLAVOUR)),--flavour $(FLAVOUR))
 
 # The kernel's own GUP users (ptrace, /proc/PID/mem, process_vm_rw,
 # O_DIRECT, vmsplice, io_uring, AF_XDP, RDMA, uprobes) on every flavour
