@@ -48,12 +48,6 @@ static bool cell_clone_hit(json_t *cell)
 	return !strcmp(str(json_object_get(cell, "measured"), "clone"), "NEW");
 }
 
-static const char *holder_words(const char *h)
-{
-	return !strcmp(h, "odirect") ? "an O_DIRECT read(2)" :
-	       !strcmp(h, "pvw") ? "process_vm_writev(2)" : "an io_uring IORING_OP_READ";
-}
-
 static const char *event_words(const char *e)
 {
 	static const struct { const char *name, *words; } w[] = {
@@ -75,40 +69,126 @@ static const char *event_words(const char *e)
 	return e;
 }
 
-/* The answer for one flavour: its lost cells, one line each. */
-static void answer(FILE *out, const char *flavour, json_t *doc, const char *run)
+static const char *holder_short(const char *h)
 {
-	json_t *cells = json_object_get(doc, "cells"), *c;
-	unsigned int lost = 0, clones = 0, ran = 0;
-	size_t i;
+	return !strcmp(h, "odirect") ? "O_DIRECT read" :
+	       !strcmp(h, "pvw") ? "process_vm_writev" : "io_uring read";
+}
+
+/*
+ * One line per file system and event of @doc's cells that @pick selects:
+ * the holders it happened with, what the host read, the console, and
+ * each cell's console slice.  The number of cells said.
+ */
+static unsigned int answer_lines(FILE *out, json_t *doc, const char *run,
+				 bool (*pick)(json_t *cell), const char *what)
+{
+	json_t *cells = json_object_get(doc, "cells"), *c, *d;
+	unsigned int n = 0;
+	size_t i, j;
 
 	json_array_foreach(cells, i, c) {
-		if (!json_object_get(c, "measured"))
+		bool first = true;
+
+		if (!pick(c))
 			continue;
-		ran++;
-		if (cell_lost(c)) {
-			if (!lost++)
-				fprintf(out, "\n**%s**: data lost through real system calls only:\n\n",
-					flavour);
-			fprintf(out, "- %s: %s into a mapped file page, while held: %s; the host "
-				"reads %s%s%s ([console](../results/holders/%s/%s))\n", str(c, "fs"),
-				holder_words(str(c, "holder")), event_words(str(c, "event")),
-				str(json_object_get(c, "measured"), "disk"),
-				strcmp(str(json_object_get(c, "measured"), "report"), "none") ?
-				", console: " : "",
-				strcmp(str(json_object_get(c, "measured"), "report"), "none") ?
-				str(json_object_get(c, "measured"), "report") : "", run,
-				str(c, "console"));
+		/* the first cell of its (fs, event) writes the line */
+		for (j = 0; j < i && first; j++) {
+			d = json_array_get(cells, j);
+			first = !(pick(d) && !strcmp(str(d, "fs"), str(c, "fs")) &&
+				  !strcmp(str(d, "event"), str(c, "event")));
 		}
-		clones += cell_clone_hit(c);
+		n++;
+		if (!first)
+			continue;
+		fprintf(out, "- %s, while held: %s: %s by", str(c, "fs"),
+			event_words(str(c, "event")), what);
+		for (j = i; j < json_array_size(cells); j++) {
+			d = json_array_get(cells, j);
+			if (pick(d) && !strcmp(str(d, "fs"), str(c, "fs")) &&
+			    !strcmp(str(d, "event"), str(c, "event")))
+				fprintf(out, "%s [%s](../results/holders/%s/%s)", j == i ? "" : ",",
+					holder_short(str(d, "holder")), run, str(d, "console"));
+		}
+		d = json_object_get(c, "measured");
+		fprintf(out, "; the host reads %s%s%s%s\n", str(d, "disk"),
+			strcmp(str(d, "clone"), "none") ? ", the clone " : "",
+			strcmp(str(d, "clone"), "none") ? str(d, "clone") : "",
+			!strcmp(str(d, "report"), "ext4-lost") ?
+			"; WARNING in ext4_dirty_folio, \"does not have buffers attached\"" :
+			!strcmp(str(d, "report"), "btrfs-refused") ?
+			"; \"marked dirty without notifying the fs\", fsync fails" : "");
 	}
+	return n;
+}
+
+/* The answer for one flavour: what lost data, what changed another file. */
+static void answer(FILE *out, const char *flavour, json_t *doc, const char *run)
+{
+	json_t *c;
+	unsigned int ran = 0, lost, clones;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "cells"), i, c)
+		ran += !!json_object_get(c, "measured");
+	fprintf(out, "\n**%s** (%u cells ran):\n\n", flavour, ran);
 	if (!ran)
-		fprintf(out, "\n**%s**: no cell ran.\n", flavour);
-	else if (!lost)
-		fprintf(out, "\n**%s**: no data lost in %u cells that ran.\n", flavour, ran);
-	if (clones)
-		fprintf(out, "\n**%s**: in %u cell(s) FICLONE's clone, another file, got the "
-			"holder's bytes.\n", flavour, clones);
+		return;
+	lost = answer_lines(out, doc, run, cell_lost, "the holder's write lost");
+	clones = answer_lines(out, doc, run, cell_clone_hit,
+			      "another file (the clone) changed");
+	if (!lost && !clones)
+		fprintf(out, "- no data lost, no other file changed.\n");
+}
+
+static json_t *find_cell(json_t *doc, const char *name)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "cells"), i, c)
+		if (!strcmp(str(c, "name"), name))
+			return c;
+	return NULL;
+}
+
+/* What the host read and whether the holder was refused: a cell's outcome. */
+static void outcome(json_t *cell, char *buf, size_t size)
+{
+	json_t *m = json_object_get(cell, "measured");
+
+	snprintf(buf, size, "%s%s%s", json_is_true(json_object_get(m, "refused")) ?
+		 "refused, " : "", str(m, "disk"),
+		 strcmp(str(m, "report"), "none") ? " + report" : "");
+}
+
+/* The cells whose outcome on @doc differs from @base's (the first flavour's). */
+static void policy_changes(FILE *out, const char *base_name, json_t *base, const char *name,
+			   json_t *doc)
+{
+	char a[64], b[64];
+	unsigned int n = 0, pass;
+	json_t *c, *d;
+	size_t i;
+
+	for (pass = 0; pass < 2; pass++) {
+		if (pass)
+			fprintf(out, "- **%s** against %s: %s", name, base_name,
+				n ? "" : "the same outcome in every cell both ran");
+		n = 0;
+		json_array_foreach(json_object_get(doc, "cells"), i, c) {
+			d = find_cell(base, str(c, "name"));
+			if (!d || !json_object_get(c, "measured") ||
+			    !json_object_get(d, "measured"))
+				continue;
+			outcome(d, a, sizeof(a));
+			outcome(c, b, sizeof(b));
+			if (strcmp(a, b) && pass)
+				fprintf(out, "%s`%s` %s → %s", n ? ", " : "", str(c, "name"), a, b);
+			n += !!strcmp(a, b);
+		}
+	}
+	fprintf(out, "\n");
 }
 
 /* A table cell: the host's read, what the console said, the verdict. */
@@ -132,17 +212,6 @@ static void table_cell(FILE *out, json_t *c)
 		strcmp(str(m, "report"), "none") ? " + report" : "",
 		!strcmp(v, "as expected") ? "✓" : "✗ mismatch");
 	(void)0;
-}
-
-static json_t *find_cell(json_t *doc, const char *name)
-{
-	json_t *c;
-	size_t i;
-
-	json_array_foreach(json_object_get(doc, "cells"), i, c)
-		if (!strcmp(str(c, "name"), name))
-			return c;
-	return NULL;
 }
 
 static int report(const char *dir, FILE *out)
@@ -184,6 +253,12 @@ static int report(const char *dir, FILE *out)
 	for (i = 0; i < nf; i++)
 		if (docs[i])
 			answer(out, flavours[i], docs[i], run_name);
+	fprintf(out, "\n## What each policy changes\n\nEach flavour's cells whose outcome "
+		"(the host's read, the holder refused, a report) differs from %s's:\n\n",
+		nf ? flavours[0] : "?");
+	for (i = 1; i < nf; i++)
+		if (docs[0] && docs[i])
+			policy_changes(out, flavours[0], docs[0], flavours[i], docs[i]);
 	for (k = 0; k < HOLDERS_FS_COUNT; k++) {
 		fprintf(out, "\n## %s\n\n| holder | event |", holders_fs_choices[k]);
 		for (i = 0; i < nf; i++)
