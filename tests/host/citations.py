@@ -186,8 +186,9 @@ def citations(text):
         for b in BOUNDARY.finditer(text, prev, m.start()):
             start = b.end()
         before = names_in(text[start:m.start()])
-        if not before and lastnames and not text[start:m.start()].strip():
-            before = lastnames      # "(a.c:1; b.c:2)": the same names
+        between = VERSION_SEP.sub("", text[start:m.start()])
+        if not before and lastnames and not between.strip():
+            before = lastnames      # "(a.c:1; b.c:2)", "(6.1 a.c:1, 6.12 a.c:2)": the same names
         lastnames = before
         nxt = CIT.search(text, m.end())
         stop = nxt.start() if nxt else len(text)
@@ -263,11 +264,23 @@ def page_items(path):
     return items
 
 
+# what may stand between two citations of the same names: separators, and
+# the version each names ("(6.1 a.c:1, 6.12 a.c:2)")
+VERSION_SEP = re.compile(r"(?<![\w.])(?:6\.12|6\.1|v1|v7|v9)(?![\w.])|[,;(]")
+# a tree named by its version right before a citation: "6.12 mm/gup.c:L"
+VERSION_TREE = {"6.1": "stock", "6.12": "mainline", "v1": "gup-v1", "v7": "gup-v7",
+                "v9": "gup-v9"}
+
+
 def inline_flavour(text, m):
-    """A flavour named at the citation: "gup-v1's F:L", "F:L (gup-v1: ...)"."""
+    """A flavour named at the citation: "gup-v1's F:L", "F:L (gup-v1: ...)",
+    "6.12 F:L" (a version: VERSION_TREE)."""
     b = re.search(r"\b(%s)'s $" % FL, text[max(0, m.start() - 40):m.start()])
     a = re.match(r" \((%s): " % FL, text[m.end():m.end() + 40])
-    return (b or a).group(1) if b or a else None
+    v = re.search(r"(?<![\w.])(6\.12|6\.1|v1|v7|v9) $", text[max(0, m.start() - 8):m.start()])
+    if b or a:
+        return (b or a).group(1)
+    return VERSION_TREE[v.group(1)] if v else None
 
 
 def main():

@@ -3,7 +3,7 @@
 # Every kernel file:line the lab publishes, checked against the tree of the
 # flavour it speaks of (issue 25): the reasons gupctl gives before a run
 # (matrix --expect, consumers expect, repro ext4-2018 --expect, longterm
-# expect, for each flavour's policy and ext4 column), so that a wrong
+# expect, holders cells, for each flavour's policy and ext4 column), so that a wrong
 # citation shows before a page is remade, and the generated pages of docs/
 # (those whose header says "generated", and docs/matrix-learned.md, which
 # docs/matrix.md appends).
@@ -17,7 +17,10 @@
 # bullet "- F...: " or "- **...**, F: " speak of F; a bullet "- 6.12.N: "
 # of mainline; a footnote "N. " or a note "- **TN**: " of every flavour
 # whose rows cite [N] or TN; a citation followed by " (F: " or preceded by
-# "F's " of F; anything else of stock (6.1.192 as the lab builds it).
+# "F's " of F; a citation right after a version, "6.1 ", "6.12 ", "v1 ",
+# "v7 " or "v9 ", of stock, mainline, gup-v1, gup-v7 or gup-v9 (gupctl
+# holders cells' reasons name both versions); anything else of stock
+# (6.1.192 as the lab builds it).
 #
 # The rule: the names next to a citation are the code words of the text
 # before it, back to the previous citation or a ";", ". " or tab (and, to
@@ -148,7 +151,10 @@ for f in "${flavours[@]}"; do
 			"$GUPCTL" repro ext4-2018 --expect "${cargs[@]}" --policy "$policy" \
 				--ext4 "$ext4" --bug-site "fs/ext4/inode.c:${line:-?}"
 		done >"$TMP/$f.repro"
+	"$GUPCTL" holders cells --policy "$policy" --ext4 "$ext4" \
+		--source "$(flavour_field "$f" 5)" | jq -r '.[].expect.reason' >"$TMP/$f.holders"
 	args+=(--text "$f" "$f: gupctl matrix --expect --policy $policy" "$TMP/$f.matrix"
+		--text "$f" "$f: gupctl holders cells --policy $policy, every cell" "$TMP/$f.holders"
 		--text "$f" "$f: gupctl consumers expect --policy $policy" "$TMP/$f.consumers"
 		--text "$f" "$f: gupctl repro ext4-2018 --expect --policy $policy --ext4 $ext4, every cell" "$TMP/$f.repro")
 	if [ -n "${kdir[$f]:-}" ]; then

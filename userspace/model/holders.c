@@ -90,15 +90,16 @@ static bool holder_refused(const struct holders_kernel *k, const struct holders_
 	bool via_iter = c->holder != HOLDERS_PVW;
 
 	if (via_iter && k->v612)
-		say(e, "the read pins with pin_user_pages_fast(FOLL_WRITE), not long-term "
-		    "(6.12 lib/iov_iter.c:1796-1821), which 6.12's writable_file_mapping_allowed() "
+		say(e, "the read pins with pin_user_pages_fast() and FOLL_WRITE, not FOLL_LONGTERM "
+		    "(6.12 lib/iov_iter.c:1796-1821), which writable_file_mapping_allowed() "
 		    "allows (6.12 mm/gup.c:1252-1267); ");
 	else if (via_iter)
-		say(e, "the read takes get_user_pages_fast(FOLL_WRITE), a FOLL_GET reference "
-		    "(6.1 lib/iov_iter.c:1449-1460); ");
+		say(e, "the read takes get_user_pages_fast() with FOLL_WRITE (6.1 "
+		    "lib/iov_iter.c:1449-1460), a reference, not a pin; ");
 	else
-		say(e, "process_vm_writev() pins with pin_user_pages_remote(FOLL_WRITE), not "
-		    "long-term (6.1 mm/process_vm_access.c:91-111; 6.12 mm/process_vm_access.c:92-112); ");
+		say(e, "process_vm_writev() pins with pin_user_pages_remote() and FOLL_WRITE, not "
+		    "FOLL_LONGTERM (6.1 mm/process_vm_access.c:91-111, 6.12 "
+		    "mm/process_vm_access.c:92-112); ");
 
 	if (!strcmp(k->policy, "v1") && via_iter) {
 		say(e, "gup-v1 refuses it: the untouched page takes GUP's slow path, whose "
@@ -135,31 +136,33 @@ static enum holders_data event_leaves(const struct holders_cell *c, bool *droppe
 		*dropped = false;
 		return HOLDERS_DATA_ZEROS;
 	case HOLDERS_EV_SWAPEXT:
-		say(e, "XFS_IOC_SWAPEXT writes back and truncates the whole page cache of both "
-		    "files first (6.1 fs/xfs/xfs_bmap_util.c:1367-1381; 6.12 "
-		    "fs/xfs/xfs_bmap_util.c:1215-1229): the pinned page leaves the file and "
-		    "the file gets the other file's blocks; ");
+		say(e, "XFS_IOC_SWAPEXT's xfs_swap_extent_flush() writes back and truncates the "
+		    "whole page cache of both files first (6.1 fs/xfs/xfs_bmap_util.c:1367-1381, "
+		    "6.12 fs/xfs/xfs_bmap_util.c:1215-1229): the pinned page leaves the file, "
+		    "which gets the other file's blocks; ");
 		return HOLDERS_DATA_TMP;
 	case HOLDERS_EV_PUNCH:
-		say(e, "the punch truncates the range's page cache after writeback "
-		    "(truncate_inode_folio(), 6.1 mm/truncate.c:172-197; 6.12 "
-		    "mm/truncate.c:155-180), whatever its references: the release's "
-		    "folio_mark_dirty() finds no mapping; ");
+		say(e, "the punch truncates the range's page cache after writeback with "
+		    "truncate_inode_folio() (6.1 mm/truncate.c:172-197, 6.12 "
+		    "mm/truncate.c:155-180), whatever its references; ");
 		return HOLDERS_DATA_ZEROS;
 	case HOLDERS_EV_TRUNCATE:
-		say(e, "truncate_pagecache() (6.1 mm/truncate.c:761-778) removes the pinned "
-		    "page; the re-extended range is a hole; ");
+		say(e, "truncate_pagecache() (6.1 mm/truncate.c:761-778, 6.12 "
+		    "mm/truncate.c:737-754) removes the pinned page; the re-extended range "
+		    "is a hole; ");
 		return HOLDERS_DATA_ZEROS;
 	case HOLDERS_EV_COLLAPSE:
 		if (c->fs == HOLDERS_FS_BTRFS) {
 			*dropped = false;
 			e->event_fails = true;
-			say(e, "btrfs has no collapse: EOPNOTSUPP (6.1 fs/btrfs/file.c:3070-3072; "
+			say(e, "btrfs has no collapse: btrfs_fallocate() returns EOPNOTSUPP for "
+			    "FALLOC_FL_COLLAPSE_RANGE (6.1 fs/btrfs/file.c:3070-3072, "
 			    "6.12 fs/btrfs/file.c:3114-3116), nothing else happens; ");
 			return HOLDERS_DATA_OLD;
 		}
-		say(e, "the collapse truncates the page cache from the range on (6.1 "
-		    "fs/ext4/extents.c:5416, 5433; 6.1 fs/xfs/xfs_bmap_util.c:1084-1092) and "
+		say(e, "the collapse truncates the page cache from the range on (ext4: "
+		    "truncate_pagecache() at 6.1 fs/ext4/extents.c:5433; xfs: "
+		    "xfs_flush_unmap_range() at 6.1 fs/xfs/xfs_bmap_util.c:1084-1092) and "
 		    "shifts the next page's blocks to the offset; ");
 		return HOLDERS_DATA_NEXT;
 	case HOLDERS_EV_FICLONE:
@@ -188,39 +191,42 @@ static void expect_ext4(const struct holders_kernel *k, const struct holders_cel
 	if (c->event == HOLDERS_EV_MOVE_EXT_DONOR) {
 		say(e, "EXT4_IOC_MOVE_EXT calls filemap_release_folio() on the donor's clean "
 		    "page, which frees its buffers whatever its references (6.1 "
-		    "fs/ext4/move_extent.c:361-362; 6.12 fs/ext4/move_extent.c:369-370), and "
-		    "marks the donor's new extent unwritten (6.1 fs/ext4/extents.c:5827-5828; "
-		    "6.12 fs/ext4/extents.c:5711-5712); the release dirties a page without "
-		    "buffers: WARNING in ext4_dirty_folio() (6.1 fs/ext4/inode.c:3664; 6.12 "
-		    "fs/ext4/inode.c:3587), and writeback says it does not have buffers "
-		    "attached and clears its dirty bit (6.1 fs/ext4/inode.c:2670-2675; 6.12 "
-		    "fs/ext4/inode.c:2525-2530)");
+		    "fs/ext4/move_extent.c:361-362, 6.12 fs/ext4/move_extent.c:369-370), and "
+		    "ext4_ext_mark_unwritten() marks the donor's new extent (6.1 "
+		    "fs/ext4/extents.c:5827-5828, 6.12 fs/ext4/extents.c:5711-5712); the "
+		    "release dirties a page without buffers: WARNING in ext4_dirty_folio() "
+		    "(6.1 fs/ext4/inode.c:3664, 6.12 fs/ext4/inode.c:3587), and writeback's "
+		    "ext4_warning_inode() says it does not have buffers attached and clears its "
+		    "dirty bit (6.1 fs/ext4/inode.c:2670-2675, 6.12 fs/ext4/inode.c:2525-2530)");
 		e->report = HOLDERS_REPORT_EXT4_LOST;
 		e->disk = HOLDERS_DATA_ZEROS;
 		return;
 	}
 	if (c->event == HOLDERS_EV_PAGEOUT && foll_get) {
-		say(e, "MADV_PAGEOUT's reclaim skips only a FOLL_PIN page (6.1 mm/vmscan.c:1904), "
-		    "and releases the clean buffers of this FOLL_GET one (6.1 "
-		    "mm/vmscan.c:2002-2004, fs/ext4/inode.c:3310-3322) before failing on its "
-		    "reference: the release dirties a page without buffers: WARNING in "
-		    "ext4_dirty_folio() (6.1 fs/ext4/inode.c:3664), writeback drops it (6.1 "
+		say(e, "MADV_PAGEOUT's reclaim skips a page only if folio_maybe_dma_pinned() "
+		    "(6.1 mm/vmscan.c:1904), and this one holds a reference, not a pin: "
+		    "filemap_release_folio() (6.1 mm/vmscan.c:2002-2004) runs "
+		    "ext4_release_folio() (6.1 fs/ext4/inode.c:3310-3322), which frees the clean "
+		    "buffers, before the reference fails the removal; the release dirties a "
+		    "page without buffers: WARNING in ext4_dirty_folio() (6.1 "
+		    "fs/ext4/inode.c:3664), and writeback's ext4_warning_inode() drops it (6.1 "
 		    "fs/ext4/inode.c:2670-2675); the disk keeps what the fsync wrote");
 		e->report = HOLDERS_REPORT_EXT4_LOST;
 		e->disk = HOLDERS_DATA_OLD;
 		return;
 	}
 	if (c->event == HOLDERS_EV_PAGEOUT)
-		say(e, "reclaim skips a maybe-DMA-pinned page after unmapping it (%s): its "
-		    "buffers stay; ", k->v612 ? "6.12 mm/vmscan.c:1343" : "6.1 mm/vmscan.c:1904");
+		say(e, "reclaim skips the page after unmapping it, as folio_maybe_dma_pinned() "
+		    "(%s): its buffers stay; ",
+		    k->v612 ? "6.12 mm/vmscan.c:1343" : "6.1 mm/vmscan.c:1904");
 	else if (c->event == HOLDERS_EV_DROP_CACHES)
 		say(e, "drop_caches' mapping_evict_folio() refuses a folio with an extra "
-		    "reference before releasing anything (6.1 mm/truncate.c:294-307; 6.12 "
+		    "reference before releasing anything (6.1 mm/truncate.c:294-307, 6.12 "
 		    "mm/truncate.c:288-303); ");
 	else if (c->event == HOLDERS_EV_MOVE_EXT_ORIG)
-		say(e, "MOVE_EXT gives the orig page new buffers, mapped and dirtied (6.1 "
-		    "fs/ext4/move_extent.c:381-395); ");
-	say(e, "ext4_page_mkwrite() attached buffers at the pin (6.1 fs/ext4/inode.c:6298; "
+		say(e, "MOVE_EXT gives the orig page new buffers with create_empty_buffers(), "
+		    "mapped and dirtied (6.1 fs/ext4/move_extent.c:381-395); ");
+	say(e, "ext4_page_mkwrite() attached buffers at the pin (6.1 fs/ext4/inode.c:6298, "
 	    "6.12 fs/ext4/inode.c:6256) and they are still there: writeback writes the "
 	    "re-dirtied page");
 	e->disk = HOLDERS_DATA_NEW;
@@ -229,14 +235,15 @@ static void expect_ext4(const struct holders_kernel *k, const struct holders_cel
 static void expect_xfs(const struct holders_cell *c, struct holders_expectation *e)
 {
 	say(e, "xfs/iomap writeback needs no per-page state with one block per folio and "
-	    "writes a dirty page over a real extent in place (xfs_map_blocks(), 6.1 "
-	    "fs/xfs/xfs_aops.c:337; 6.12 fs/xfs/xfs_aops.c:349)");
+	    "writes a dirty page over a real extent in place: xfs_bmbt_to_iomap() of the "
+	    "data fork's extent (6.1 fs/xfs/xfs_aops.c:337, 6.12 fs/xfs/xfs_aops.c:349)");
 	e->disk = HOLDERS_DATA_NEW;
 	if (c->event == HOLDERS_EV_FICLONE) {
-		say(e, "; after FICLONE the block is shared, but no page_mkwrite ran since to "
-		    "reserve a COW-fork extent, so writeback overwrites the block the clone "
-		    "shares: the clone reads NEW (6.1 fs/xfs/xfs_aops.c:284-337; 6.12 "
-		    "fs/xfs/xfs_aops.c:296-349)");
+		say(e, ", after FICLONE shared it: no page_mkwrite ran since to reserve a "
+		    "COW-fork extent, so xfs_map_blocks() finds none though "
+		    "xfs_inode_has_cow_data() (6.1 fs/xfs/xfs_aops.c:284-337, 6.12 "
+		    "fs/xfs/xfs_aops.c:296-349) and writeback overwrites the block the clone "
+		    "shares: the clone reads NEW");
 		e->clone = HOLDERS_DATA_NEW;
 	}
 }
@@ -245,18 +252,20 @@ static void expect_btrfs(const struct holders_kernel *k, const struct holders_ce
 			 struct holders_expectation *e)
 {
 	if (!event_writes_back(c)) {
-		say(e, "no writeback met the page while held: btrfs_page_mkwrite()'s delalloc "
-		    "(6.1 fs/btrfs/inode.c:8802; 6.12 fs/btrfs/file.c:1972) is still there, "
-		    "and the fsync writes the page");
+		say(e, "no writeback met the page while held: the delalloc "
+		    "btrfs_reset_extent_delalloc() set at the pin (6.1 fs/btrfs/inode.c:8802, "
+		    "6.12 fs/btrfs/file.c:1972) is still there, and the fsync writes the page");
 		e->disk = HOLDERS_DATA_NEW;
 		return;
 	}
 	if (k->v612) {
 		say(e, "the event's writeback left the page clean and not ordered; the release "
 		    "dirties it behind btrfs' back, and since the COW fixup's removal (stable "
-		    "6.12.97) writeback refuses it: \"is marked dirty without notifying the fs\", "
-		    "dirty bit cleared, an error for the fsync (6.12 "
-		    "fs/btrfs/extent_io.c:1546-1556, 1680-1691; fs/btrfs/file.c:1622-1624)");
+		    "6.12.97) writeback refuses a folio that is not folio_test_ordered(): "
+		    "btrfs_err_rl() \"is marked dirty without notifying the fs\", dirty bit "
+		    "cleared, and mapping_set_error() for the fsync (6.12 "
+		    "fs/btrfs/extent_io.c:1546-1556, 1680-1691), which start_ordered_ops() "
+		    "returns (6.12 fs/btrfs/file.c:1622-1624)");
 		e->report = HOLDERS_REPORT_BTRFS_REFUSED;
 		e->fsync_fails = true;
 		e->disk = HOLDERS_DATA_OLD;
@@ -265,8 +274,9 @@ static void expect_btrfs(const struct holders_kernel *k, const struct holders_ce
 		return;
 	}
 	say(e, "the release dirties the clean page behind btrfs' back; 6.1's writeback "
-	    "queues the COW fixup (6.1 fs/btrfs/extent_io.c:2104-2110, "
-	    "fs/btrfs/inode.c:3028-3067), which makes it proper delalloc, written later");
+	    "queues the COW fixup, btrfs_writepage_cow_fixup() (6.1 "
+	    "fs/btrfs/extent_io.c:2104-2110, 6.1 fs/btrfs/inode.c:3028-3067), which makes "
+	    "it proper delalloc, written later");
 	e->disk = HOLDERS_DATA_NEW;
 	if (c->event == HOLDERS_EV_FICLONE) {
 		say(e, "; COW gives the file a new extent, the clone keeps the old one");
