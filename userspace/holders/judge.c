@@ -69,41 +69,47 @@ static bool file_has(const char *path, const char *text)
 
 /*
  * The cell's report class, and every kernel report that is not the
- * expected one (@unexpected).  A WARNING is the expected one when its
- * title names the function the class names.
+ * expected one (@unexpected); NULL when the list of kernel reports cannot
+ * be read (said on stderr).  A WARNING is the expected one when its title
+ * names the function the class names.  ext4-lost is both halves
+ * (model/holders.h): the WARNING in ext4_dirty_folio() and writeback's
+ * line; one without the other is a class of its own, never ext4-lost.
  */
 static const char *measure_reports(const struct judge_opts *o, const char *expected,
 				   json_t *unexpected)
 {
 	struct kreports k = { 0 };
-	const char *cls = "none";
+	bool ext4_line = file_has(o->console, EXT4_LOST_LINE), ext4_warn = false;
+	bool v1_warn = false;
 	size_t i;
 
-	if (file_has(o->console, BTRFS_REFUSED_LINE))
-		cls = "btrfs-refused";
-	else if (file_has(o->console, EXT4_LOST_LINE))
-		cls = "ext4-lost";
-	if (!o->reports || kreports_load(o->reports, "holders judge", &k))
-		return cls;
+	if (o->reports && kreports_load(o->reports, "holders judge", &k))
+		return NULL;
 	for (i = 0; i < k.nr; i++) {
 		const struct kreport *r = &k.r[i];
 		bool warn = !strcmp(r->kind, "warning");
+		bool ext4 = warn && strstr(r->title, "ext4_dirty_folio");
+		bool v1 = warn && strstr(r->title, "check_vma_flags");
 
-		if (warn && strstr(r->title, "ext4_dirty_folio") && !strcmp(cls, "none"))
-			cls = "ext4-lost";
-		else if (warn && strstr(r->title, "check_vma_flags") && !strcmp(cls, "none"))
-			cls = "gup-v1-warning";
-		if (warn && ((strstr(r->title, "ext4_dirty_folio") &&
-			      !strcmp(expected, "ext4-lost")) ||
-			     (strstr(r->title, "check_vma_flags") &&
-			      !strcmp(expected, "gup-v1-warning"))))
+		ext4_warn |= ext4;
+		v1_warn |= v1;
+		if ((ext4 && !strcmp(expected, "ext4-lost")) ||
+		    (v1 && !strcmp(expected, "gup-v1-warning")))
 			continue;
 		json_array_append_new(unexpected, json_pack("{s:s, s:s, s:I}", "kind", r->kind,
 							     "title", r->title,
 							     "line", (json_int_t)r->line));
 	}
 	kreports_free(&k);
-	return cls;
+	if (file_has(o->console, BTRFS_REFUSED_LINE))
+		return "btrfs-refused";
+	if (ext4_line && ext4_warn)
+		return "ext4-lost";
+	if (ext4_warn)
+		return "ext4_dirty_folio WARNING without '" EXT4_LOST_LINE "'";
+	if (ext4_line)
+		return "'" EXT4_LOST_LINE "' without ext4_dirty_folio WARNING";
+	return v1_warn ? "gup-v1-warning" : "none";
 }
 
 static const char *get_str(json_t *o, const char *key)
@@ -121,7 +127,7 @@ static void differ(json_t *diffs, const char *what, const char *want, const char
 							  what, want, got));
 }
 
-static int judge(const struct judge_opts *o)
+static int judge_cell(const struct judge_opts *o)
 {
 	json_t *cell, *guest = NULL, *expect, *measured, *diffs, *unexpected, *doc;
 	const char *verdict, *report;
@@ -152,6 +158,14 @@ static int judge(const struct judge_opts *o)
 	held = json_is_true(json_object_get(guest, "held"));
 	refused = json_integer_value(json_object_get(guest, "holder_result")) < 0;
 	report = measure_reports(o, get_str(expect, "report"), unexpected);
+	if (!report) {
+		json_decref(guest);
+		json_decref(diffs);
+		json_decref(unexpected);
+		json_decref(doc);
+		json_decref(cell);
+		return GUPCTL_EXIT_USAGE;
+	}
 	measured = json_pack("{s:b, s:b, s:b, s:b, s:s, s:s, s:s}", "held", held,
 			     "refused", refused,
 			     "event_fails", !json_is_null(json_object_get(guest, "event_error")),
@@ -235,7 +249,7 @@ int holders_judge(int argc, char **argv)
 		return usage_error("holders judge", "--cell and -o are required");
 	if (argi != argc)
 		return usage_error("holders judge", "unexpected operand '%s'", argv[argi]);
-	return judge(&o);
+	return judge_cell(&o);
 }
 
 /* ---- collect ---- */

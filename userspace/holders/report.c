@@ -32,14 +32,17 @@ static bool event_removes_page(const char *event, const char *fs)
 	       !strcmp(event, "truncate") || (!strcmp(event, "collapse") && strcmp(fs, "btrfs"));
 }
 
-/* A holder that completed, a page still in the file, and the disk without its bytes. */
+/*
+ * A holder that completed, a page still in the file, and the disk without
+ * its bytes ("none": the host could not read the file, nothing is known).
+ */
 static bool cell_lost(json_t *cell)
 {
 	json_t *m = json_object_get(cell, "measured");
 
 	return m && !json_is_true(json_object_get(m, "refused")) &&
 	       !event_removes_page(str(cell, "event"), str(cell, "fs")) &&
-	       strcmp(str(m, "disk"), "NEW");
+	       strcmp(str(m, "disk"), "NEW") && strcmp(str(m, "disk"), "none");
 }
 
 /* FICLONE's clone got the holder's bytes: another file changed. */
@@ -214,7 +217,7 @@ static void table_cell(FILE *out, json_t *c)
 	(void)0;
 }
 
-static int report(const char *dir, FILE *out)
+static int write_page(const char *dir, FILE *out)
 {
 	char path[4096], name[64];
 	json_t *run, *fl, *docs[16] = { 0 }, *f;
@@ -317,11 +320,13 @@ int holders_report(int argc, char **argv)
 		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
 	if (!dir)
 		return usage_error("holders report", "--results is required");
-	if (out && !(f = fopen(out, "w"))) {
+	if (out)
+		f = fopen(out, "w");
+	if (!f) {
 		perror(out);
 		return GUPCTL_EXIT_USAGE;
 	}
-	ret = report(dir, f);
+	ret = write_page(dir, f);
 	if (f != stdout)
 		fclose(f);
 	return ret;

@@ -66,7 +66,7 @@ struct cell_run {
 	char *map;
 	/* the holder */
 	pthread_t thread;
-	volatile bool done;
+	bool done;		/* set by the holder's thread: __atomic_* */
 	long result;		/* bytes, or -errno */
 	int uffd;
 	char *src;		/* pvw: the userfaultfd-registered source */
@@ -121,7 +121,7 @@ static void *odirect_thread(void *arg)
 			r->result = -errno;
 		close(fd);
 	}
-	r->done = true;
+	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -155,7 +155,7 @@ static void *uring_thread(void *arg)
 	io_uring_queue_exit(&ring);
 	close(fd);
 out:
-	r->done = true;
+	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -168,7 +168,7 @@ static void *pvw_thread(void *arg)
 	r->result = process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
 	if (r->result < 0)
 		r->result = -errno;
-	r->done = true;
+	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -245,7 +245,7 @@ static int wait_held(struct cell_run *r)
 {
 	double t0 = now_seconds();
 
-	while (!r->done) {
+	while (!__atomic_load_n(&r->done, __ATOMIC_ACQUIRE)) {
 		if (holder_held(r))
 			return 0;
 		if ((now_seconds() - t0) * 1000 > HELD_TIMEOUT_MS)
@@ -283,7 +283,7 @@ static int holder_release(struct cell_run *r)
 
 /* ---- the events ---- */
 
-static int drop_caches(void)
+static int drop_page_cache(void)
 {
 	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC), ret;
 
@@ -394,7 +394,7 @@ static int run_event(struct cell_run *r)
 	case HOLDERS_EV_PAGEOUT:
 		return madvise(r->map + at, PS, MADV_PAGEOUT) ? -errno : 0;
 	case HOLDERS_EV_DROP_CACHES:
-		return drop_caches();
+		return drop_page_cache();
 	case HOLDERS_EV_MOVE_EXT_DONOR:
 		return ev_move_ext(r, true);
 	case HOLDERS_EV_MOVE_EXT_ORIG:
@@ -536,7 +536,7 @@ static int cell_run(struct cell_run *r)
 	fact(r, "guest_direct", read_class(r->path, true));
 	munmap(r->map, FILE_SIZE);
 	r->map = NULL;
-	drop_caches();
+	drop_page_cache();
 	fact(r, "guest_after_drop", read_class(r->path, false));
 	if (r->c.event == HOLDERS_EV_FICLONE)
 		fact(r, "clone_direct", read_class(r->clone, true));
