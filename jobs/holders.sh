@@ -72,7 +72,7 @@ work=$(mktemp -d "$LAB_CACHE/runs/holders-$(date +%Y%m%d-%H%M%S).XXXX")
 holders_flavour() {
 	local f=$1 out=$RESULTS_DIR/$1 boot=$work/$1 t0=$SECONDS failed=0 why=''
 	local cells n i c name cell fs file img boots=0
-	local -a names began docs args
+	local -a names began docs args files
 	local -A seen=()
 	mkdir -p "$out" "$boot.files"
 	cells=$("$gupctl" holders cells "${quick[@]}" --policy "$(flavour_field "$f" 3)" \
@@ -119,7 +119,9 @@ holders_flavour() {
 		img=$(jq -r --arg fs "$fs" '.images[$fs] // empty' "$out/boot.report" 2>/dev/null || true)
 		args=()
 		if [ -n "$img" ] && [ -f "$img" ]; then
-			for file in f clone; do
+			files=(f)
+			[ "$(jq -r .event <<<"$cell")" != ficlone ] || files+=(clone)
+			for file in "${files[@]}"; do
 				qemu/read-image.sh "$fs" "$img" "/$name/$file.dat" \
 					>"$out/$name.$file.host-read" 2>"$out/$name.$file.host-read.err" ||
 					rm -f "$out/$name.$file.host-read"
