@@ -1,20 +1,26 @@
 #!/bin/bash
-# The 2018 ext4 crash and its 6.1 data loss, per flavour (`make repro`).
+# The 2018 ext4 crash and its 6.1 data loss, per flavour (`make repro`),
+# and the same driver-held routes on xfs and btrfs.
 #
 # A flat list of steps; every decision is gupctl's (userspace/):
 #   1. stage the flavour (module, guest gupctl) and read the line of the
 #      BUG in its tree;
 #   2. per cell (`gupctl repro cells`): print the expectation (model/repro.c,
-#      from the flavour's gup and ext4 columns);
+#      from the flavour's gup, ext4 and source columns and the cell's file
+#      system);
 #   3. boot: one guest runs `gupctl repro ext4-2018` for every cell that
 #      can share a boot, one after the other (a marker on /dev/kmsg and a
-#      clear_warn_once between them: ext4's WARN_ON_ONCE fires again);
-#      each cell expected to BUG gets a boot of its own (the BUG panics);
+#      clear_warn_once between them: ext4's WARN_ON_ONCE fires again),
+#      with a fresh scratch xfs and btrfs (qemu/run.sh --fs) when its cells
+#      need them; each cell expected to BUG gets a boot of its own (the BUG
+#      panics);
 #   4. per boot: symbolise its console; per cell: read the file back from
-#      the scratch image on the host (debugfs, no mount: the guest's page
-#      cache cannot fool it), list the kernel reports of the cell's slice
-#      of the console (qemu/scan-console.sh --reports), and let `gupctl
-#      repro judge` measure and compare;
+#      its file system's image on the host (qemu/read-image.sh: debugfs,
+#      xfs_db, btrfs restore; no mount: the guest's page cache cannot fool
+#      it), list the kernel reports of the cell's slice of the console
+#      (qemu/scan-console.sh --reports), and let `gupctl repro judge`
+#      measure and compare (btrfs' error lines, ext4's warnings: the judge
+#      reads them from the slice);
 #   5. per flavour: `gupctl repro collect` writes FLAVOUR.json and
 #      FLAVOUR.ktap into the results directory (docs/results.md).
 #
@@ -33,14 +39,16 @@ cd "$(dirname "$0")/.."
 usage() {
 	cat <<USAGE
 usage: jobs/repro.sh [options]
-  --quick          5 cells per flavour (gupctl repro cells --quick)
-                   instead of 33
+  --quick          5 ext4 cells per flavour, and an xfs and a btrfs cell on
+                   a 6.12 flavour (gupctl repro cells --quick) instead of
+                   105 (35 per file system)
   --flavour F      only flavour F (repeatable; default: every flavour in
                    patches/flavours: $(all_flavours | paste -sd' '))
   --results DIR    write the results here (default: a new directory under
                    $LAB_RESULTS/repro, and move the latest links)
   --keep-images    keep each boot's directory with its scratch and control
-                   images (default: deleted once read, ~20 MB per boot)
+                   images (default: deleted once read, ~20 MB per boot,
+                   ~90 MB with the xfs and btrfs images)
 USAGE
 }
 
@@ -111,9 +119,10 @@ results_begin repro "$results"
 mkdir -p "$LAB_CACHE/runs"
 work=$(mktemp -d "$LAB_CACHE/runs/repro-$(date +%Y%m%d-%H%M%S).XXXX")
 # repro_boot F NAME CELLS: one boot of F running CELLS (a JSON array of
-# `gupctl repro cells`) in order: jobs/guest/repro.sh, given them as
-# /lab/repro.cells (one line per cell: its file name, then its `gupctl
-# repro ext4-2018` arguments and the flavour's, separated by tabs), runs
+# `gupctl repro cells`) in order, with a scratch xfs and btrfs if a cell is
+# on one: jobs/guest/repro.sh, given them as /lab/repro.cells (one line per
+# cell: its file name, its file system, then its `gupctl repro ext4-2018`
+# arguments and the flavour's, separated by tabs), runs
 # each in a directory of its own after a marker on /dev/kmsg ("gup-lab:
 # repro cell N", N its line) and a clear_warn_once, with ext4's warning
 # rate limit off; each cell ends with a sync, so that the writeback of what
@@ -131,16 +140,19 @@ work=$(mktemp -d "$LAB_CACHE/runs/repro-$(date +%Y%m%d-%H%M%S).XXXX")
 # shellcheck disable=SC2317 # called from repro_flavour
 repro_boot() {
 	local name=$2 cells=$3 boot=$work/$1-$2 cell c file n i
-	local scan last='' status ret=0
-	local -a args names began
+	local scan last='' status ret=0 fs img
+	local -a args names began fsargs=()
 	local -A seen=()
 	n=$(jq length <<<"$cells")
 	mapfile -t names < <(jq -r '.[].file' <<<"$cells")
+	for fs in $(jq -r '[.[].fs | select(. != "ext4")] | unique | .[]' <<<"$cells"); do
+		fsargs+=(--fs "$fs")
+	done
 	mkdir -p "$boot.files"
 	jq -r --argjson fa "$(printf '%s\n' "${flavour_args[@]}" | jq -R . | jq -sc .)" \
-		'.[] | [.file] + .args + $fa | @tsv' <<<"$cells" >"$boot.files/repro.cells"
+		'.[] | [.file, .fs] + .args + $fa | @tsv' <<<"$cells" >"$boot.files/repro.cells"
 	job_boot "$out/$name.runner.log" --flavour "$f" --files "$work/stage-$f" \
-		--files "$boot.files" --allow-kernel-reports --raw-trace \
+		--files "$boot.files" "${fsargs[@]}" --allow-kernel-reports --raw-trace \
 		--timeout $((120 + 60 * n)) --report "$out/$name.report" \
 		--out "$boot" --results "$boot.out" --exec 'bash /lab/guest/repro.sh' || true
 	cp "$boot/console.log" "$out/$name.console.log" 2>/dev/null || : >"$out/$name.console.log"
@@ -184,11 +196,16 @@ repro_boot() {
 			| .guest_status = (if $st == "" then null else ($st | tonumber) end)
 			| .timed_out = (.timed_out and $st == "" and $last)' \
 			"$out/$name.report" >"$c.report" 2>/dev/null || rm -f "$c.report"
-		# the host's read of the file the guest named (scratch at /mnt/ext4)
+		# the host's read of the file the guest named, from the image of
+		# its file system (mounted at /mnt/FS), never mounted here
 		file=$(jq -r '.file // empty' "$c.guest.json" 2>/dev/null || true)
+		fs=$(jq -r .fs <<<"$cell")
+		img=$(jq -r --arg fs "$fs" '.images[$fs] // empty' "$out/$name.report" 2>/dev/null || true)
 		rm -f "$c.host-read"
-		[ -z "$file" ] ||
-			debugfs -R "cat /${file#/mnt/ext4/}" "$boot/scratch.img" >"$c.host-read" 2>/dev/null || true
+		[ -z "$file" ] || [ -z "$img" ] ||
+			qemu/read-image.sh "$fs" "$img" "/${file#/mnt/"$fs"/}" >"$c.host-read" \
+				2>"$c.host-read.err" || rm -f "$c.host-read"
+		[ -s "$c.host-read.err" ] || rm -f "$c.host-read.err"
 		# the console's kernel reports (their traces in the decoded slice)
 		qemu/scan-console.sh --reports "$c.console.log" >"$c.reports.json" ||
 			rm -f "$c.reports.json"
@@ -211,7 +228,7 @@ repro_boot() {
 # shellcheck disable=SC2317 # called by job_parallel
 repro_flavour() {
 	local f=$1 failed=0
-	local t0=$SECONDS boots=0 why='' cell_docs=() cells shared share policy ext4
+	local t0=$SECONDS boots=0 why='' cell_docs=() cells shared share policy ext4 columns
 	kdir=$(flavour_dir "$f")
 	out=$RESULTS_DIR/$f
 	mkdir -p "$out"
@@ -227,8 +244,9 @@ repro_flavour() {
 		f && /page_buffers\(page\)/ { print NR; exit }' "$kdir/src/fs/ext4/inode.c" 2>/dev/null || true)
 	policy=$(flavour_field "$f" 3)
 	ext4=$(flavour_field "$f" 4)
-	flavour_args=(--policy "$policy" --ext4 "$ext4" --bug-site "fs/ext4/inode.c:${line:-?}")
-	cells=$("$gupctl" repro cells "${quick[@]}" --policy "$policy" --ext4 "$ext4")
+	columns=(--policy "$policy" --ext4 "$ext4" --source "$(flavour_field "$f" 5)")
+	flavour_args=("${columns[@]}" --bug-site "fs/ext4/inode.c:${line:-?}")
+	cells=$("$gupctl" repro cells "${quick[@]}" "${columns[@]}") || return 1
 
 	while read -r cell; do
 		mapfile -t args < <(jq -r '.args[]' <<<"$cell")

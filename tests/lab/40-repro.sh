@@ -1,12 +1,16 @@
 #!/bin/bash
 # The ext4 reproduction (jobs/repro.sh --quick): every cell's measured
-# outcome equals the one model/repro.c derives from its flavour's gup and ext4
-# columns, plus explicit checks of the evidence: where ext4 BUGs, a kernel
-# BUG at a file:line in fs/ext4 with that frame on top of the trace; where
-# ext4 warns, the WARNING, ext4's "does not have buffers attached" and the
-# OLD bytes read from the disk image by the host although the guest wrote
-# NEW through the pin; on the EXT4_IOC_MOVE_EXT route, the pinned page
-# losing its buffers.  Every field is read from the results' JSON by name.
+# outcome equals the one model/repro.c derives from its flavour's gup, ext4
+# and source columns, plus explicit checks of the evidence: where ext4 BUGs,
+# a kernel BUG at a file:line in fs/ext4 with that frame on top of the
+# trace; where ext4 warns, the WARNING, ext4's "does not have buffers
+# attached" and the OLD bytes read from the disk image by the host although
+# the guest wrote NEW through the pin; on the EXT4_IOC_MOVE_EXT route, the
+# pinned page losing its buffers.  On a 6.12 flavour the quick set adds an
+# xfs and a btrfs cell (the twins of the move-ext cell): XFS_IOC_SWAPEXT
+# taking the held page out of the file, btrfs' refusal on the console and
+# fsync's error, each file read back from its own image.  Every field is
+# read from the results' JSON by name.
 # shellcheck source=../suite.sh
 . "$(dirname "$0")/../suite.sh"
 res=$work/results
@@ -50,11 +54,13 @@ for f in $(all_flavours); do
 		tap_is "$(cell "$f" "$c" .measured.outcome)" "$(cell "$f" "$c" .expected.outcome)" \
 			"$f $c, $(cell "$f" "$c" .route_title): $(cell "$f" "$c" .expected.outcome)"
 	done
-	tap_is "$(jq '.cells | length' "$res/$f.json")" 5 "$f: the 5 quick cells ran"
+	# The quick cells (gupctl repro cells: 5, and 2 more on a 6.12 flavour).
+	cells=$(userspace/gupctl repro cells --quick --policy "$(flavour_field "$f" 3)" \
+		--ext4 "$(flavour_field "$f" 4)" --source "$(flavour_field "$f" 5)")
+	ncells=$(jq length <<<"$cells")
+	tap_is "$(jq '.cells | length' "$res/$f.json")" "$ncells" "$f: the $ncells quick cells ran"
 	# One boot for the cells that can share one, one for each that BUGs
 	# (gupctl repro cells, from model/repro.c's expectation).
-	cells=$(userspace/gupctl repro cells --quick --policy "$(flavour_field "$f" 3)" \
-		--ext4 "$(flavour_field "$f" 4)")
 	boots=$(jq '([.[] | select(.boot == "own")] | length) +
 		(if any(.[]; .boot == "shared") then 1 else 0 end)' <<<"$cells")
 	tap_is "$(jq -r --arg f "$f" '.flavours[] | select(.name == $f) | "\(.boots) \(.mismatches)"' \
@@ -74,7 +80,7 @@ for f in $(all_flavours); do
 		tap_is "$markers" "gup-lab: repro cell $n" \
 			"$f $c: its console slice has its own marker (cell $n of its boot) and no other"
 	done
-	tap_is "$(grep -c '^ok ' "$res/$f.ktap" || true)" 5 "$f.ktap: 5 cells ok"
+	tap_is "$(grep -c '^ok ' "$res/$f.ktap" || true)" "$ncells" "$f.ktap: $ncells cells ok"
 	tap_is "$(jq '[.kernel_reports[] | select(.expected | not)] | length' "$res/$f.json")" 0 \
 		"$f: every kernel report is one its cell expects"
 
@@ -132,6 +138,41 @@ for f in $(all_flavours); do
 			"$f: EXT4_IOC_MOVE_EXT frees the buffers of a page held by get_user_pages(FOLL_WRITE)"
 		tap_is "$(cell "$f" move-ext:get+write .measured.move_ext.buffers_released)" true \
 			"$f: ... and the guest's facts say so"
+		;;
+	esac
+	# Its xfs and btrfs twins, where the quick set has them: the evidence
+	# for the outcome model/repro.c expects of each.
+	c=xfs:swapext:get+write
+	case $(cell "$f" "$c" .expected.outcome) in
+	'') ;;
+	'write dropped'*)
+		tap_like "$(cat "$res/$(cell "$f" "$c" '.console | sub("\\.console\\.log$"; ".guest.out")')" 2>/dev/null || true)" \
+			'^  the held page left the file: xfs_swap_extent_flush' \
+			"$f $c: XFS_IOC_SWAPEXT truncated the held page out of the file"
+		tap_is "$(cell "$f" "$c" '"\(.measured.swapext.page_left_file) \(.measured.reads.guest) \(.measured.reads.host)"')" \
+			"true old old" "$f $c: ... the guest's facts say so, and the guest and the host read OLD"
+		;;
+	*)
+		tap_not_ok "$f $c: no evidence check for the expected outcome '$(cell "$f" "$c" .expected.outcome)'"
+		;;
+	esac
+	c=btrfs:writeback:get+write
+	console=$(tr -d '\r' <"$res/$(cell "$f" "$c" .console)" 2>/dev/null || true)
+	case $(cell "$f" "$c" .expected.outcome) in
+	'') ;;
+	'BTRFS error'*)
+		tap_like "$console" 'BTRFS error .*: root [0-9]+ ino [0-9]+ folio 0 is marked dirty without notifying the fs' \
+			"$f $c: btrfs writeback says the page 'is marked dirty without notifying the fs'"
+		tap_is "$(cell "$f" "$c" '"\(.measured.writeback.clean) \(.measured.fsync) \(.measured.reads.guest) \(.measured.reads.host)"')" \
+			"true EUCLEAN new old" \
+			"$f $c: written back while held, fsync fails EUCLEAN, the cache holds NEW, the host reads OLD"
+		;;
+	'no loss'*)
+		tap_is "$(cell "$f" "$c" '"\(.measured.writeback.clean) \(.measured.reads.host)"')" "true new" \
+			"$f $c: written back while held, and the host reads NEW"
+		;;
+	*)
+		tap_not_ok "$f $c: no evidence check for the expected outcome '$(cell "$f" "$c" .expected.outcome)'"
 		;;
 	esac
 done

@@ -8,7 +8,10 @@
  * (ext4=bug: cc5095747edf reverted moves fs/ext4/inode.c), or 6.12.118's
  * for a policy of 6.12; the BUG's line comes from the flavour's tree too
  * (--bug-site).  The code they cite is the same in all of them:
- * cc5095747edf's warning is still 6.12's.
+ * cc5095747edf's warning is still 6.12's.  The xfs and btrfs reasons
+ * cite both versions, "6.1 F:L" and "6.12 F:L" (docs/filesystems-guide.md,
+ * sections 1, 2 and 8, derives each): their code is the same in every 6.1
+ * flavour, and differs between 6.1 and 6.12 where btrfs' does.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -35,6 +38,7 @@ struct repro_cites {
 	const char *dirty_folio_warn;	/* ext4_dirty_folio()'s no-buffers WARN */
 	const char *no_buffers_warn;	/* mpage_prepare_extent_to_map()'s warning */
 	const char *mark_unwritten;	/* ext4_swap_extents()'s unwritten donor */
+	const char *hole_read;		/* ext4_mpage_readpages()' first_hole branch */
 };
 
 static const struct repro_cites repro_cites_61 = {
@@ -43,6 +47,7 @@ static const struct repro_cites repro_cites_61 = {
 	"fs/ext4/readpage.c:225", "fs/ext4/readpage.c:399", "mm/gup.c:323",
 	"mm/page-writeback.c:2788", "fs/ext4/inode.c:3664",
 	"fs/ext4/inode.c:2671-2672", "fs/ext4/extents.c:5827-5828",
+	"fs/ext4/readpage.c:340-349",
 };
 
 /* gup-v7 and gup-v9: the series move mm/gup.c, nothing else cited here */
@@ -52,6 +57,7 @@ static const struct repro_cites repro_cites_v7 = {
 	"fs/ext4/readpage.c:225", "fs/ext4/readpage.c:399", "mm/gup.c:381",
 	"mm/page-writeback.c:2788", "fs/ext4/inode.c:3664",
 	"fs/ext4/inode.c:2671-2672", "fs/ext4/extents.c:5827-5828",
+	"fs/ext4/readpage.c:340-349",
 };
 
 static const struct repro_cites repro_cites_v9 = {
@@ -60,6 +66,7 @@ static const struct repro_cites repro_cites_v9 = {
 	"fs/ext4/readpage.c:225", "fs/ext4/readpage.c:399", "mm/gup.c:324",
 	"mm/page-writeback.c:2788", "fs/ext4/inode.c:3664",
 	"fs/ext4/inode.c:2671-2672", "fs/ext4/extents.c:5827-5828",
+	"fs/ext4/readpage.c:340-349",
 };
 
 /*
@@ -72,6 +79,7 @@ static const struct repro_cites repro_cites_ext4_2018 = {
 	"fs/ext4/readpage.c:225", "fs/ext4/readpage.c:399", "mm/gup.c:323",
 	"mm/page-writeback.c:2788", "fs/ext4/inode.c:3639",
 	"(none: cc5095747edf reverted)", "fs/ext4/extents.c:5827-5828",
+	"fs/ext4/readpage.c:340-349",
 };
 
 static const struct repro_cites repro_cites_612 = {
@@ -80,6 +88,7 @@ static const struct repro_cites repro_cites_612 = {
 	"fs/ext4/readpage.c:211", "fs/ext4/readpage.c:382", "mm/gup.c:290",
 	"mm/page-writeback.c:2930", "fs/ext4/inode.c:3587",
 	"fs/ext4/inode.c:2526-2527", "fs/ext4/extents.c:5711-5712",
+	"fs/ext4/readpage.c:324-332",
 };
 
 /* The citations of the kernel source the policy's code is from. */
@@ -99,7 +108,30 @@ static const struct repro_cites *repro_cites_for(const char *policy)
 const char * const repro_route_choices[REPRO_ROUTE_COUNT + 1] = {
 	[REPRO_ROUTE_READ]	= "read",
 	[REPRO_ROUTE_MOVE_EXT]	= "move-ext",
+	[REPRO_ROUTE_HOLE]	= "hole",
+	[REPRO_ROUTE_SWAPEXT]	= "swapext",
+	[REPRO_ROUTE_WRITEBACK]	= "writeback",
 };
+
+const char * const repro_fs_choices[REPRO_FS_COUNT + 1] = {
+	[REPRO_FS_EXT4]		= "ext4",
+	[REPRO_FS_XFS]		= "xfs",
+	[REPRO_FS_BTRFS]	= "btrfs",
+};
+
+enum repro_fs repro_route_fs(enum repro_route r)
+{
+	switch (r) {
+	case REPRO_ROUTE_MOVE_EXT:
+		return REPRO_FS_EXT4;
+	case REPRO_ROUTE_SWAPEXT:
+		return REPRO_FS_XFS;
+	case REPRO_ROUTE_WRITEBACK:
+		return REPRO_FS_BTRFS;
+	default:
+		return REPRO_FS_COUNT;
+	}
+}
 
 const char * const repro_ext4_choices[REPRO_EXT4_COUNT + 1] = {
 	[REPRO_EXT4_WARN]	= "warn",
@@ -108,8 +140,13 @@ const char * const repro_ext4_choices[REPRO_EXT4_COUNT + 1] = {
 
 bool repro_cell_valid(const struct repro_cell *c, const char **why)
 {
-	if (c->route >= REPRO_ROUTE_COUNT || c->method >= GUP_PIN_METHOD_COUNT) {
-		*why = "no such route or method";
+	if (c->route >= REPRO_ROUTE_COUNT || c->method >= GUP_PIN_METHOD_COUNT ||
+	    c->fs >= REPRO_FS_COUNT) {
+		*why = "no such route, method or file system";
+		return false;
+	}
+	if (repro_route_fs(c->route) != REPRO_FS_COUNT && repro_route_fs(c->route) != c->fs) {
+		*why = "move-ext is ext4's EXT4_IOC_MOVE_EXT, swapext xfs' XFS_IOC_SWAPEXT and writeback btrfs' route: give its --fs (ext4, xfs, btrfs)";
 		return false;
 	}
 	if ((c->flags & GUP_PIN_FLAG_LONGTERM) &&
@@ -149,6 +186,14 @@ static bool repro_buffers_at_unpin(const struct repro_cell *c,
 			 k->block_mkwrite);
 		return true;
 	}
+	if (c->route == REPRO_ROUTE_HOLE) {
+		snprintf(why, size,
+			 "no FOLL_WRITE, no page_mkwrite: the file is sparse, and "
+			 "ext4_mpage_readpages() (%s) zero-fills a page over a hole in its "
+			 "first_hole branch and marks it uptodate, without buffers (%s)",
+			 k->readpages, k->hole_read);
+		return false;
+	}
 	snprintf(why, size,
 		 "no FOLL_WRITE, no page_mkwrite: ext4_mpage_readpages() (%s) read the page "
 		 "with a bio of its own, without buffers (only its 'confused' fallback, "
@@ -183,8 +228,11 @@ static void repro_report(struct repro_expectation *e, const char *kind,
 static void repro_ext4_warn(const struct repro_cell *c, const char *why,
 			    const struct repro_cites *k, struct repro_expectation *e)
 {
-	/* The disk keeps step 1's OLD bytes; move-ext's donor extent is unwritten. */
-	bool moved = c->route == REPRO_ROUTE_MOVE_EXT;
+	/*
+	 * The disk keeps step 1's OLD bytes; move-ext's donor extent is
+	 * unwritten, and a hole stays one.
+	 */
+	bool moved = c->route == REPRO_ROUTE_MOVE_EXT, hole = c->route == REPRO_ROUTE_HOLE;
 	char release[96], unwritten[160] = "";
 
 	repro_dirty_release(c->method, k, release, sizeof(release));
@@ -192,8 +240,11 @@ static void repro_ext4_warn(const struct repro_cell *c, const char *why,
 		snprintf(unwritten, sizeof(unwritten),
 			 "; ext4_swap_extents() marked the donor's new extent unwritten (%s): "
 			 "the disk reads zeros", k->mark_unwritten);
-	snprintf(e->outcome, sizeof(e->outcome), "WARNING + data lost (host reads %s)",
-		 moved ? "ZEROS" : "OLD");
+	else if (hole)
+		snprintf(unwritten, sizeof(unwritten),
+			 "; the file has no block there: the disk reads zeros");
+	snprintf(e->outcome, sizeof(e->outcome), REPRO_OUT_EXT4_LOST,
+		 moved || hole ? "ZEROS" : "OLD");
 	snprintf(e->reason, sizeof(e->reason),
 		 "%s; the dirty release, %s, WARNs in ext4_dirty_folio() "
 		 "(%s: no buffers); fsync's mpage_prepare_extent_to_map() warns "
@@ -233,10 +284,157 @@ bool repro_ends_boot(const struct repro_expectation *e)
 	return false;
 }
 
+/* What the dirty release and fsync make of a page dirtied behind xfs' back. */
+static const char xfs_writeback[] =
+	"the dirty release needs no per-page state: xfs' ->dirty_folio is "
+	"filemap_dirty_folio (6.1 fs/xfs/xfs_aops.c:545) or iomap_dirty_folio, whose "
+	"ifs_alloc() makes none for one block per folio (6.12 fs/xfs/xfs_aops.c:578, "
+	"6.12 fs/iomap/buffered-io.c:687); fsync's iomap_writepage_map() asks "
+	"xfs_map_blocks() for the page's blocks";
+
+/*
+ * xfs (iomap): writeback needs nothing from the page but its dirty bit
+ * and looks its blocks up in the inode's extent tree (the guide's
+ * section 2): a page over a real extent is written, one over a hole is
+ * skipped without a word, one that left the file is nobody's.
+ */
+static void repro_xfs(const struct repro_cell *c, const char *pin,
+		      struct repro_expectation *e)
+{
+	bool write = c->flags & GUP_PIN_FLAG_WRITE;
+
+	if (c->route == REPRO_ROUTE_SWAPEXT) {
+		snprintf(e->outcome, sizeof(e->outcome), REPRO_OUT_DROPPED, "OLD");
+		snprintf(e->reason, sizeof(e->reason),
+			 "%s; XFS_IOC_SWAPEXT's xfs_swap_extent_flush() writes back and "
+			 "truncate_pagecache_range()s both files (6.1 fs/xfs/xfs_bmap_util.c:1367-1381, "
+			 "6.12 fs/xfs/xfs_bmap_util.c:1215-1229), and truncate_inode_pages_range() "
+			 "removes every locked folio, whatever its references, with "
+			 "delete_from_page_cache_batch() (6.1 mm/truncate.c:388-394, 6.12 "
+			 "mm/truncate.c:363-368): the held page leaves the file before the extents "
+			 "move; the write lands in a page of no file, whose dirty release finds no "
+			 "mapping: folio_mark_dirty() calls noop_dirty_folio() (6.1 "
+			 "mm/page-writeback.c:2774, 6.12 mm/page-writeback.c:2916); the file holds "
+			 "the other file's blocks, OLD, and the guest reads them too", pin);
+		return;
+	}
+	if (write && c->route == REPRO_ROUTE_HOLE) {
+		snprintf(e->outcome, sizeof(e->outcome), REPRO_OUT_NO_LOSS);
+		snprintf(e->reason, sizeof(e->reason),
+			 "%s; FOLL_WRITE: the write fault runs iomap_page_mkwrite() (6.1 "
+			 "fs/xfs/xfs_file.c:1365, 6.12 fs/xfs/xfs_file.c:1471), whose "
+			 "xfs_buffered_write_iomap_begin() reserves a delalloc extent over the hole "
+			 "with xfs_bmapi_reserve_delalloc() (6.1 fs/xfs/xfs_iomap.c:1129, 6.12 "
+			 "fs/xfs/xfs_iomap.c:1171); %s, which finds the delalloc extent and "
+			 "allocates it (isnullstartblock(), 6.1 fs/xfs/xfs_aops.c:333-335, 6.12 "
+			 "fs/xfs/xfs_aops.c:345-347): the page is written", pin, xfs_writeback);
+		return;
+	}
+	if (c->route == REPRO_ROUTE_HOLE) {
+		snprintf(e->outcome, sizeof(e->outcome), REPRO_OUT_SILENT, "ZEROS");
+		snprintf(e->reason, sizeof(e->reason),
+			 "%s; no FOLL_WRITE, no page_mkwrite: the file is sparse, the read fault "
+			 "zero-filled the page and nothing reserved a block; %s, which lands in a "
+			 "hole (HOLESTARTBLOCK: 6.1 fs/xfs/xfs_aops.c:314-319, 6.12 "
+			 "fs/xfs/xfs_aops.c:326-331), and iomap skips an IOMAP_HOLE range without "
+			 "a word (6.1 fs/iomap/buffered-io.c:1626-1627, 6.12 "
+			 "fs/iomap/buffered-io.c:1900-1901): the dirty bit is gone, nothing is "
+			 "written, fsync returns 0, no report; the guest's cache keeps NEW while "
+			 "the page stays", pin, xfs_writeback);
+		return;
+	}
+	snprintf(e->outcome, sizeof(e->outcome), REPRO_OUT_NO_LOSS);
+	snprintf(e->reason, sizeof(e->reason),
+		 "%s; %s (6.1 fs/xfs/xfs_file.c:1365, 6.12 fs/xfs/xfs_file.c:1471); %s, which "
+		 "finds the file's real extent and maps it with xfs_bmbt_to_iomap() (6.1 "
+		 "fs/xfs/xfs_aops.c:337, 6.12 fs/xfs/xfs_aops.c:349): the page is written in "
+		 "place", pin,
+		 write ? "FOLL_WRITE: the write fault runs iomap_page_mkwrite()" :
+		 "no FOLL_WRITE, so no iomap_page_mkwrite()",
+		 xfs_writeback);
+}
+
+/*
+ * btrfs: a dirty page writeback finds no delalloc for, and not Ordered,
+ * was dirtied behind btrfs' back: 6.1's COW fixup makes it delalloc,
+ * 6.12 (the fixup removed in stable 6.12.97) refuses it (the guide's
+ * section 2).
+ */
+static void repro_btrfs(const struct repro_cell *c, bool v612, const char *pin,
+			struct repro_expectation *e)
+{
+	bool write = c->flags & GUP_PIN_FLAG_WRITE;
+	char why[512];
+
+	if (write && c->route != REPRO_ROUTE_WRITEBACK) {
+		snprintf(e->outcome, sizeof(e->outcome), REPRO_OUT_NO_LOSS);
+		snprintf(e->reason, sizeof(e->reason),
+			 "%s; FOLL_WRITE: the write fault runs btrfs_page_mkwrite() (6.1 "
+			 "fs/btrfs/inode.c:8708, 6.12 fs/btrfs/file.c:1875), which sets delalloc with "
+			 "btrfs_reset_extent_delalloc() (6.1 fs/btrfs/inode.c:8802, 6.12 "
+			 "fs/btrfs/file.c:1972); no writeback ran before the dirty release, so "
+			 "fsync's writeback finds the delalloc range and writes the page", pin);
+		return;
+	}
+	if (c->route == REPRO_ROUTE_WRITEBACK)
+		snprintf(why, sizeof(why),
+			 "btrfs_page_mkwrite() set delalloc (btrfs_reset_extent_delalloc(): 6.1 "
+			 "fs/btrfs/inode.c:8802, 6.12 fs/btrfs/file.c:1972), and the fsync while "
+			 "held wrote the page: its write's end cleared the folio's Ordered flag "
+			 "(btrfs_page_clear_ordered(), 6.1 fs/btrfs/ordered-data.c:399; "
+			 "btrfs_folio_clear_ordered(), 6.12 fs/btrfs/extent_io.c:514)");
+	else
+		snprintf(why, sizeof(why),
+			 "no FOLL_WRITE, no btrfs_page_mkwrite(): the page was %s with no "
+			 "delalloc range and is not Ordered",
+			 c->route == REPRO_ROUTE_HOLE ? "zero-filled over a hole" : "read in");
+	if (v612) {
+		snprintf(e->outcome, sizeof(e->outcome), REPRO_OUT_BTRFS_LOST,
+			 c->route == REPRO_ROUTE_HOLE ? "ZEROS" : "OLD", "EUCLEAN");
+		snprintf(e->reason, sizeof(e->reason),
+			 "%s; %s; the dirty release tells btrfs nothing: its ->dirty_folio is "
+			 "filemap_dirty_folio (6.12 fs/btrfs/inode.c:10303); fsync's "
+			 "extent_writepage_io() finds the folio not folio_test_ordered(): "
+			 "btrfs_err_rl() '" REPRO_BTRFS_REFUSED "', the dirty bit cleared, "
+			 "EUCLEAN (6.12 fs/btrfs/extent_io.c:1546-1556), then extent_writepage()'s "
+			 "'failed to submit blocks' and mapping_set_error() (6.12 "
+			 "fs/btrfs/extent_io.c:1680-1691), and btrfs_sync_file() returns the error "
+			 "of start_ordered_ops() (6.12 fs/btrfs/file.c:1622-1624); 6.1 fixed such a "
+			 "page up instead, btrfs_writepage_cow_fixup() (6.1 "
+			 "fs/btrfs/inode.c:3028-3067), removed in stable 6.12.97; the guest's cache "
+			 "keeps NEW while the page stays", pin, why);
+		return;
+	}
+	snprintf(e->outcome, sizeof(e->outcome), REPRO_OUT_NO_LOSS);
+	snprintf(e->reason, sizeof(e->reason),
+		 "%s; %s; the dirty release tells btrfs nothing: its ->dirty_folio is "
+		 "filemap_dirty_folio (6.1 fs/btrfs/inode.c:11714); fsync's "
+		 "__extent_writepage_io() meets a dirty page that is not Ordered: "
+		 "btrfs_writepage_cow_fixup() queues the COW fixup and the page is "
+		 "redirty_page_for_writepage()d (6.1 fs/btrfs/extent_io.c:2104-2110, 6.1 "
+		 "fs/btrfs/inode.c:3028-3067), and the worker makes it delalloc with "
+		 "btrfs_set_extent_delalloc() (6.1 fs/btrfs/inode.c:2973-2974): a later "
+		 "writeback writes it (fsync may return first), no report; 6.12 refuses a "
+		 "folio that is not folio_test_ordered() instead (6.12 "
+		 "fs/btrfs/extent_io.c:1546-1556)", pin, why);
+}
+
+/* The .mmap that makes an xfs or btrfs mapping dirty-tracked, both versions. */
+static const char * const repro_fs_mmap[REPRO_FS_COUNT] = {
+	[REPRO_FS_XFS] = "xfs_file_mmap() sets vm_ops with page_mkwrite "
+			 "(6.1 fs/xfs/xfs_file.c:1468, 6.12 fs/xfs/xfs_file.c:1580)",
+	[REPRO_FS_BTRFS] = "btrfs_file_mmap() sets vm_ops with page_mkwrite "
+			   "(6.1 fs/btrfs/file.c:2027, 6.12 fs/btrfs/file.c:2030)",
+};
+
 int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
 		 const struct repro_cell *c, struct repro_expectation *e)
 {
-	/* The page as GUP meets it: MAP_SHARED ext4, not in the page tables. */
+	/*
+	 * The page as GUP meets it: MAP_SHARED, not in the page tables.  The
+	 * policies decide an xfs or btrfs one as an ext4 one: each .mmap sets
+	 * vm_ops with page_mkwrite, whatever the mapping (the guide's 1.2).
+	 */
 	struct cell mc = {
 		.method = c->method,
 		.flags = c->flags,
@@ -246,15 +444,22 @@ int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
 	policy_fn gup = policy_lookup(policy);
 	const struct repro_cites *k = repro_cites_for(policy);
 	struct expectation pin;
-	char route_why[512], why[1024];
+	char route_why[512], why[1024], pin_why[1024];
 
 	/* ext4=bug on 6.1 is ext4-2018's tree */
 	if (k == &repro_cites_61 && ext4 == REPRO_EXT4_BUG)
 		k = &repro_cites_ext4_2018;
 	memset(e, 0, sizeof(*e));
-	if (!gup || ext4 >= REPRO_EXT4_COUNT)
+	if (!gup || ext4 >= REPRO_EXT4_COUNT || c->fs >= REPRO_FS_COUNT)
 		return -EINVAL;
 	pin = gup(&mc);
+	if (c->fs == REPRO_FS_EXT4)
+		snprintf(pin_why, sizeof(pin_why), "%s", pin.reason);
+	else
+		snprintf(pin_why, sizeof(pin_why),
+			 "the policy decides a MAP_SHARED %s page as an ext4 one, both "
+			 "dirty-tracked: %s; %s", repro_fs_choices[c->fs], repro_fs_mmap[c->fs],
+			 pin.reason);
 	if (pin.outcome != OUTCOME_PINNED) {
 		/* The judge's words: "+ kernel warning" when the refusal WARNs. */
 		snprintf(e->outcome, sizeof(e->outcome), "blocked (%s)%s%s",
@@ -263,15 +468,23 @@ int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
 			 pin.report.kind ? pin.report.kind : "");
 		snprintf(e->reason, sizeof(e->reason),
 			 "the page is not mapped yet (GUP-fast falls back to the slow path): %s",
-			 pin.reason);
+			 pin_why);
 		/* The policy's own WARN (gup-v1); its line is the series'. */
 		if (pin.report.kind)
 			repro_report(e, pin.report.kind, "",
 				     "the GUP policy's WARN_ON_ONCE on its refusal (the matrix matches its source line)");
 		return 0;
 	}
+	if (c->fs == REPRO_FS_XFS) {
+		repro_xfs(c, pin_why, e);
+		return 0;
+	}
+	if (c->fs == REPRO_FS_BTRFS) {
+		repro_btrfs(c, policy_kernel(policy) == POLICY_KERNEL_612, pin_why, e);
+		return 0;
+	}
 	if (repro_buffers_at_unpin(c, k, route_why, sizeof(route_why))) {
-		snprintf(e->outcome, sizeof(e->outcome), "no loss (host reads NEW)");
+		snprintf(e->outcome, sizeof(e->outcome), REPRO_OUT_NO_LOSS);
 		snprintf(e->reason, sizeof(e->reason),
 			 "%s; %s; the dirty page is written back normally",
 			 pin.reason, route_why);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * repro: the cells of the ext4-2018 reproduction, their names, and the
- * OLD/NEW patterns, shared by the guest and the host sides (cells.h).
+ * repro: the cells of the ext4-2018 reproduction (on ext4, xfs and btrfs),
+ * their names, and the OLD/NEW patterns, shared by the guest and the host
+ * sides (cells.h).
  */
 #include <string.h>
 
@@ -23,7 +24,9 @@ const char * const repro_method_choices[GUP_PIN_METHOD_COUNT + 1] = {
 
 char *repro_cell_label(const struct repro_cell *c, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s%s%s%s%s",
+	snprintf(buf, size, "%s%s%s%s%s%s%s",
+		 c->fs == REPRO_FS_EXT4 || c->fs >= REPRO_FS_COUNT ? "" : repro_fs_choices[c->fs],
+		 c->fs == REPRO_FS_EXT4 || c->fs >= REPRO_FS_COUNT ? "" : ":",
 		 c->route == REPRO_ROUTE_READ ? "" : repro_route_choices[c->route],
 		 c->route == REPRO_ROUTE_READ ? "" : ":",
 		 c->method < GUP_PIN_METHOD_COUNT ? repro_method_choices[c->method] : "?",
@@ -37,67 +40,116 @@ char *repro_cell_file(const struct repro_cell *c, char *buf, size_t size)
 	char *p;
 
 	repro_cell_label(c, buf, size);
-	p = strchr(buf, ':');
-	if (p)
+	for (p = strchr(buf, ':'); p; p = strchr(p, ':'))
 		*p = '-';
 	return buf;
 }
 
 const char *repro_route_title(const struct repro_cell *c)
 {
-	if (c->route == REPRO_ROUTE_MOVE_EXT)
+	switch (c->route) {
+	case REPRO_ROUTE_MOVE_EXT:
 		return "MOVE_EXT frees buffers";
-	return c->flags & GUP_PIN_FLAG_WRITE ? "write fault (mkwrite)" :
-	       "read fault (no buffers)";
+	case REPRO_ROUTE_SWAPEXT:
+		return "SWAPEXT truncates the cache";
+	case REPRO_ROUTE_WRITEBACK:
+		return "fsync while held";
+	case REPRO_ROUTE_HOLE:
+		return c->flags & GUP_PIN_FLAG_WRITE ? "write fault over a hole" :
+		       "read fault over a hole";
+	default:
+		break;
+	}
+	if (c->flags & GUP_PIN_FLAG_WRITE)
+		return "write fault (mkwrite)";
+	return c->fs == REPRO_FS_EXT4 ? "read fault (no buffers)" : "read fault (no mkwrite)";
 }
 
 /*
  * The quick set: each route's point once per flavour (a read pin, a
  * long-term fast read pin, a pinned write, a FOLL_GET write, FOLL_GET
- * writes on the move-ext route).
+ * writes on the move-ext route), all on ext4; on a 6.12 kernel also the
+ * FOLL_GET write of xfs' and btrfs' second route, the twins of the
+ * move-ext cell (6.12 is where btrfs refuses the page: make check sees
+ * the lab's three file systems, their images read back, in one boot).
  */
 static const struct repro_cell repro_quick[] = {
-	{ REPRO_ROUTE_READ, GUP_PIN_METHOD_PIN, 0 },
-	{ REPRO_ROUTE_READ, GUP_PIN_METHOD_PIN_FAST, GUP_PIN_FLAG_LONGTERM },
-	{ REPRO_ROUTE_READ, GUP_PIN_METHOD_PIN, GUP_PIN_FLAG_LONGTERM | GUP_PIN_FLAG_WRITE },
-	{ REPRO_ROUTE_READ, GUP_PIN_METHOD_GET, GUP_PIN_FLAG_WRITE },
-	{ REPRO_ROUTE_MOVE_EXT, GUP_PIN_METHOD_GET, GUP_PIN_FLAG_WRITE },
+	{ REPRO_ROUTE_READ, GUP_PIN_METHOD_PIN, 0, REPRO_FS_EXT4 },
+	{ REPRO_ROUTE_READ, GUP_PIN_METHOD_PIN_FAST, GUP_PIN_FLAG_LONGTERM, REPRO_FS_EXT4 },
+	{ REPRO_ROUTE_READ, GUP_PIN_METHOD_PIN, GUP_PIN_FLAG_LONGTERM | GUP_PIN_FLAG_WRITE,
+	  REPRO_FS_EXT4 },
+	{ REPRO_ROUTE_READ, GUP_PIN_METHOD_GET, GUP_PIN_FLAG_WRITE, REPRO_FS_EXT4 },
+	{ REPRO_ROUTE_MOVE_EXT, GUP_PIN_METHOD_GET, GUP_PIN_FLAG_WRITE, REPRO_FS_EXT4 },
+};
+
+static const struct repro_cell repro_quick_612[] = {
+	{ REPRO_ROUTE_SWAPEXT, GUP_PIN_METHOD_GET, GUP_PIN_FLAG_WRITE, REPRO_FS_XFS },
+	{ REPRO_ROUTE_WRITEBACK, GUP_PIN_METHOD_GET, GUP_PIN_FLAG_WRITE, REPRO_FS_BTRFS },
+};
+
+/* The hole route's methods: a pin and a plain reference, no FOLL_WRITE. */
+static const unsigned int repro_hole_methods[] = {
+	GUP_PIN_METHOD_PIN, GUP_PIN_METHOD_GET,
 };
 
 /*
- * Every valid cell: route, method, FOLL_LONGTERM, FOLL_WRITE, the last
- * varying fastest.  The move-ext route is about FOLL_WRITE pins (whose
- * write fault attaches the buffers it then frees); without FOLL_WRITE the
- * read route has already shown the page without buffers.
+ * Every valid cell of one file system: the read route (method, FOLL_LONGTERM,
+ * FOLL_WRITE, the last varying fastest), then the file system's second
+ * route (move-ext, swapext, writeback), then the hole route.  The second
+ * route is about FOLL_WRITE pins (whose write fault tells the file system,
+ * which then loses track of the page); without FOLL_WRITE the read route
+ * has already shown the page dirtied behind its back.  The hole route is
+ * that read route's page over a hole: a pin and a reference suffice, the
+ * policies' answers are the read route's.
  */
-unsigned int repro_cells(bool quick, struct repro_cell *cells, unsigned int max)
+static unsigned int repro_fs_cells(enum repro_fs fs, struct repro_cell *cells,
+				   unsigned int n, unsigned int max)
 {
 	static const unsigned int flag_sets[] = {
 		0, GUP_PIN_FLAG_WRITE, GUP_PIN_FLAG_LONGTERM,
 		GUP_PIN_FLAG_LONGTERM | GUP_PIN_FLAG_WRITE,
 	};
+	enum repro_route routes[] = { REPRO_ROUTE_READ, REPRO_ROUTE_COUNT };
 	struct repro_cell c;
-	unsigned int n = 0, r, m, f;
+	unsigned int r, m, f;
 	const char *why;
 
-	if (quick) {
-		for (n = 0; n < ARRAY_SIZE(repro_quick) && n < max; n++)
-			cells[n] = repro_quick[n];
-		return n;
-	}
-	for (r = 0; r < REPRO_ROUTE_COUNT; r++) {
+	for (r = 0; r < REPRO_ROUTE_COUNT; r++)
+		if (repro_route_fs(r) == fs)
+			routes[1] = r;
+	for (r = 0; r < ARRAY_SIZE(routes) && routes[r] != REPRO_ROUTE_COUNT; r++) {
 		for (m = 0; m < GUP_PIN_METHOD_COUNT; m++) {
 			for (f = 0; f < ARRAY_SIZE(flag_sets); f++) {
-				c = (struct repro_cell){ r, m, flag_sets[f] };
+				c = (struct repro_cell){ routes[r], m, flag_sets[f], fs };
 				if (!repro_cell_valid(&c, &why))
 					continue;
-				if (r == REPRO_ROUTE_MOVE_EXT && !(c.flags & GUP_PIN_FLAG_WRITE))
+				if (r && !(c.flags & GUP_PIN_FLAG_WRITE))
 					continue;
 				if (n < max)
 					cells[n++] = c;
 			}
 		}
 	}
+	for (m = 0; m < ARRAY_SIZE(repro_hole_methods) && n < max; m++)
+		cells[n++] = (struct repro_cell){ REPRO_ROUTE_HOLE, repro_hole_methods[m], 0, fs };
+	return n;
+}
+
+unsigned int repro_cells(bool quick, const char *policy, struct repro_cell *cells,
+			 unsigned int max)
+{
+	unsigned int n = 0, i, fs;
+
+	if (quick) {
+		for (i = 0; i < ARRAY_SIZE(repro_quick) && n < max; i++)
+			cells[n++] = repro_quick[i];
+		if (policy && policy_kernel(policy) == POLICY_KERNEL_612)
+			for (i = 0; i < ARRAY_SIZE(repro_quick_612) && n < max; i++)
+				cells[n++] = repro_quick_612[i];
+		return n;
+	}
+	for (fs = 0; fs < REPRO_FS_COUNT; fs++)
+		n = repro_fs_cells(fs, cells, n, max);
 	return n;
 }
 
@@ -163,6 +215,13 @@ int repro_check_opts(const char *cmd, const struct repro_cell *c,
 	if (fl->policy && !policy_lookup(fl->policy))
 		return usage_error(cmd, "unknown --policy '%s': give one of: %s",
 				   fl->policy, policy_names());
+	/* The model's xfs and btrfs answers follow the policy's source. */
+	if (fl->source && !fl->policy)
+		return usage_error(cmd, "--source goes with --policy and --ext4");
+	if (fl->source && strcmp(fl->source, policy_source(fl->policy)))
+		return usage_error(cmd, "--source %s, but policy %s is the code of %s: "
+				   "patches/flavours' gup and source columns disagree",
+				   fl->source, fl->policy, policy_source(fl->policy));
 	return 0;
 }
 

@@ -10,9 +10,12 @@
  *   - the console's kernel reports as qemu/scan-console.sh --reports lists
  *     them (console/kreports.h), each with its trace, trimmed, from the console
  *     symbolised by decode_stacktrace.sh (or raw), found by its line;
- *     and ext4's warnings;
- *   - the file as the host read it back from the scratch image (debugfs):
- *     the guest's page cache cannot fool that read.
+ *     and the file systems' own lines, which are no kernel reports:
+ *     ext4's warnings, btrfs' errors (6.12's "is marked dirty without
+ *     notifying the fs");
+ *   - the file as the host read it back from its file system's image
+ *     (qemu/read-image.sh: debugfs, xfs_db, btrfs restore): the guest's page
+ *     cache cannot fool that read.
  *
  * The expected outcome comes from model/repro.c (repro_expect()); this file
  * only measures and compares.  Output: the cell's JSON (docs/results.md).
@@ -275,16 +278,33 @@ static json_t *report_json(const struct kreports *k, size_t i, const struct cons
 }
 
 /*
+ * The message of a file system's console line "PREFIX (device vdb): MSG",
+ * "@level: MSG" if @level is given, or NULL if the line is no such line.
+ */
+static json_t *fs_line(const char *line, const char *prefix, const char *level)
+{
+	const char *p = strstr(line, prefix), *msg;
+
+	if (!p)
+		return NULL;
+	msg = strstr(p, "): ");
+	msg = msg ? msg + 3 : line;
+	return level ? json_sprintf("%s: %s", level, msg) : json_string(msg);
+}
+
+/*
  * The console's kernel reports (@reports: scan-console.sh --reports of
  * @console) with their traces from @decoded, which has the console's
  * lines one for one (jobs/repro.sh); or from @console if @decoded is
- * missing or has other lines.  ext4's warnings too.  0, or -errno.
+ * missing or has other lines.  ext4's warnings and btrfs' errors and
+ * warnings too.  0, or -errno.
  */
-static int read_reports(const struct judge_opts *o, json_t *reports, json_t *ext4)
+static int read_reports(const struct judge_opts *o, json_t *reports, json_t *ext4,
+			json_t *btrfs)
 {
 	struct console raw, dec = { 0 }, *c = &raw;
 	struct kreports k;
-	const char *p;
+	json_t *line;
 	size_t i;
 	int ret;
 
@@ -309,11 +329,16 @@ static int read_reports(const struct judge_opts *o, json_t *reports, json_t *ext
 	for (i = 0; i < k.nr; i++)
 		json_array_append_new(reports, report_json(&k, i, c));
 	for (i = 0; i < c->nr; i++) {
-		p = strstr(c->line[i], "EXT4-fs warning");
-		if (!p)
+		line = fs_line(c->line[i], "EXT4-fs warning", NULL);
+		if (line) {
+			json_array_append_new(ext4, line);
 			continue;
-		p = strstr(p, "): ");
-		json_array_append_new(ext4, json_string(p ? p + 3 : c->line[i]));
+		}
+		line = fs_line(c->line[i], "BTRFS error", "error");
+		if (!line)
+			line = fs_line(c->line[i], "BTRFS warning", "warning");
+		if (line)
+			json_array_append_new(btrfs, line);
 	}
 	kreports_free(&k);
 	console_free(&raw);
@@ -423,30 +448,60 @@ static void upper(char *s)
 		*s = toupper((unsigned char)*s);
 }
 
-/* Did ext4 say a dirty page had no buffers? */
-static bool ext4_no_buffers(json_t *ext4)
+/* Does a line of @lines (a file system's, read_reports()) say @what? */
+static bool fs_said(json_t *lines, const char *what)
 {
 	size_t i;
 	json_t *w;
 
-	json_array_foreach(ext4, i, w)
-		if (strstr(json_string_value(w), "does not have buffers attached"))
+	json_array_foreach(lines, i, w)
+		if (strstr(json_string_value(w), what))
 			return true;
 	return false;
+}
+
+/* The file systems' own lines on the console (read_reports()). */
+struct fs_lines {
+	json_t *ext4;	/* EXT4-fs warnings */
+	json_t *btrfs;	/* BTRFS errors and warnings */
+};
+
+/*
+ * Where the kernel was clean and no file system said a word: the host's
+ * read, and whether the guest's cache told the same (the write never
+ * reached the file) or NEW (the cache lies, the disk lost it).
+ */
+static void measure_quiet(json_t *reads, const char *host, const char *host_uc,
+			  char *out, size_t size)
+{
+	const char *cache = str_of(reads, "guest");
+
+	if (!strcmp(host, "new"))
+		snprintf(out, size, REPRO_OUT_NO_LOSS);
+	else if (cache && !strcmp(cache, "new"))
+		snprintf(out, size, REPRO_OUT_SILENT, host_uc);
+	else if (cache && !strcmp(cache, host))
+		snprintf(out, size, REPRO_OUT_DROPPED, host_uc);
+	else
+		snprintf(out, size, "clean + host reads %s, guest cache %s", host_uc,
+			 cache ? cache : "none");
 }
 
 /*
  * The measured outcome, in the words of the expectations: what the
  * kernel said (BUG first: it ends the run), the pin's answer, then the
- * host's read with the kernel's verdict.
+ * host's read with the kernel's verdict and the file system's lines.
  */
-static void measure(json_t *guest, json_t *reports, json_t *ext4, const char *not_run,
-		    const struct runner *run, const char *host, char *out, size_t size)
+static void measure(json_t *guest, json_t *reports, const struct fs_lines *fs,
+		    const char *not_run, const struct runner *run, const char *host,
+		    char *out, size_t size)
 {
 	const char *pinned = str_of(guest, "pinned"), *loc = NULL, *step;
-	const char *verdict = run->verdict;
+	const char *verdict = run->verdict, *fsync = str_of(guest, "fsync");
 	json_t *reads = json_object_get(guest, "reads"), *r;
 	char step_buf[64], host_uc[32], status[32] = "none";
+	bool nobuf = fs_said(fs->ext4, REPRO_EXT4_NO_BUFFERS);
+	bool refused = fs_said(fs->btrfs, REPRO_BTRFS_REFUSED);
 	size_t i;
 
 	if (json_is_integer(run->status))
@@ -477,13 +532,16 @@ static void measure(json_t *guest, json_t *reports, json_t *ext4, const char *no
 		snprintf(out, size, "not run (guest status %s%s, verdict %s, last step %s)",
 			 status, run->timed_out ? ", timed out" : "", verdict,
 			 last_step(guest, step_buf, sizeof(step_buf)));
-	} else if (!strcmp(verdict, "warning") && strcmp(host, "new") && ext4_no_buffers(ext4)) {
-		snprintf(out, size, "WARNING + data lost (host reads %s)", host_uc);
-	} else if (!strcmp(verdict, "clean") && !strcmp(host, "new")) {
-		snprintf(out, size, "no loss (host reads NEW)");
+	} else if (!strcmp(verdict, "warning") && strcmp(host, "new") && nobuf) {
+		snprintf(out, size, REPRO_OUT_EXT4_LOST, host_uc);
+	} else if (!strcmp(verdict, "clean") && strcmp(host, "new") && refused) {
+		snprintf(out, size, REPRO_OUT_BTRFS_LOST, host_uc, fsync ? fsync : "none");
+	} else if (!strcmp(verdict, "clean") && !nobuf && !refused) {
+		measure_quiet(reads, host, host_uc, out, size);
 	} else {
-		snprintf(out, size, "%s + host reads %s%s", verdict, host_uc,
-			 ext4_no_buffers(ext4) ? " (ext4 warned: no buffers)" : "");
+		snprintf(out, size, "%s + host reads %s%s%s", verdict, host_uc,
+			 nobuf ? " (ext4 warned: no buffers)" : "",
+			 refused ? " (btrfs: marked dirty without notifying the fs)" : "");
 	}
 }
 
@@ -520,13 +578,16 @@ static json_t *expected_json(const struct repro_expectation *e)
 
 /*
  * The measured side: the outcome, the reads (the guest's and the host's),
- * the runner's verdict, the guest's facts as it left them, ext4's warnings.
+ * the runner's verdict, the guest's facts as it left them, ext4's warnings
+ * and btrfs' errors.
  */
 static json_t *measured_json(const char *outcome, json_t *guest, const char *host,
-			     const struct runner *run, json_t *ext4, json_t *runner_said)
+			     const struct runner *run, const struct fs_lines *fs,
+			     json_t *runner_said)
 {
 	static const char * const facts[] = {
-		"last_step", "fsync", "buffers_after_pin", "move_ext", "failed",
+		"last_step", "fsync", "buffers_after_pin", "private_after_pin", "move_ext",
+		"swapext", "writeback", "failed",
 	};
 	json_t *reads = json_object_get(guest, "reads"), *m, *v;
 	size_t i;
@@ -542,7 +603,8 @@ static json_t *measured_json(const char *outcome, json_t *guest, const char *hos
 		v = json_object_get(guest, facts[i]);
 		json_object_set(m, facts[i], v ? v : json_null());
 	}
-	json_object_set(m, "ext4_warnings", ext4);
+	json_object_set(m, "ext4_warnings", fs->ext4);
+	json_object_set(m, "btrfs_errors", fs->btrfs);
 	json_object_set_new(m, "runner_said", runner_said);
 	return m;
 }
@@ -606,7 +668,8 @@ static int judge(const struct judge_opts *o)
 	struct runner run = { 0 };
 	char label[REPRO_LABEL_MAX], meas[256];
 	const char *host, *not_run;
-	json_t *guest, *reports = json_array(), *ext4 = json_array(), *r, *cell = NULL, *said;
+	json_t *guest, *reports = json_array(), *r, *cell = NULL, *said;
+	struct fs_lines fs = { json_array(), json_array() };
 	bool match;
 	size_t i;
 	int ret;
@@ -620,14 +683,14 @@ static int judge(const struct judge_opts *o)
 	if (ret)
 		goto out;
 	not_run = not_run_why(o, &run);
-	if (!not_run && read_reports(o, reports, ext4)) {
+	if (!not_run && read_reports(o, reports, fs.ext4, fs.btrfs)) {
 		ret = GUPCTL_EXIT_USAGE;
 		goto out;
 	}
 	if (not_run)
 		run.verdict = NULL;
 	host = not_run ? "missing" : host_read(o->host_read);
-	measure(guest, reports, ext4, not_run, &run, host, meas, sizeof(meas));
+	measure(guest, reports, &fs, not_run, &run, host, meas, sizeof(meas));
 
 	match = !strcmp(meas, e.outcome);
 	json_array_foreach(reports, i, r) {
@@ -635,9 +698,10 @@ static int judge(const struct judge_opts *o)
 		json_object_set_new(r, "expected", json_boolean(report_expected(&e, r)));
 		match &= report_expected(&e, r);
 	}
-	cell = json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s, s:s, s:b, s:b}",
+	cell = json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:b}",
 			 "cell", label, "flavour", o->flavour,
 			 "policy", o->fl.policy, "ext4", repro_ext4_choices[o->fl.ext4],
+			 "fs", repro_fs_choices[o->cell.fs],
 			 "route", repro_route_choices[o->cell.route],
 			 "route_title", repro_route_title(&o->cell),
 			 "method", repro_method_choices[o->cell.method],
@@ -647,7 +711,7 @@ static int judge(const struct judge_opts *o)
 		json_object_set_new(cell, "expected", expected_json(&e));
 		said = run.verdict ? json_null() : tail_of(o->runner_log, 3);
 		json_object_set_new(cell, "measured", measured_json(meas, guest, host, &run,
-								    ext4, said));
+								    &fs, said));
 		json_object_set(cell, "kernel_reports", reports);
 		json_object_set_new(cell, "match", json_boolean(match));
 		json_object_set_new(cell, "console", json_string(o->console_name ?
@@ -677,7 +741,8 @@ out:
 	json_decref(guest);
 	json_decref(run.doc);
 	json_decref(reports);
-	json_decref(ext4);
+	json_decref(fs.ext4);
+	json_decref(fs.btrfs);
 	return ret;
 }
 
@@ -693,6 +758,7 @@ int repro_judge(int argc, char **argv)
 	};
 	const struct gopt opts[] = {
 		GOPT_GROUP("The cell (as given to gupctl repro ext4-2018)"),
+		REPRO_GOPT_FS(&o.cell),
 		REPRO_GOPT_ROUTE(&o.cell),
 		REPRO_GOPT_METHOD(&o.cell),
 		REPRO_GOPT_LONGTERM(&o.cell),
@@ -701,6 +767,7 @@ int repro_judge(int argc, char **argv)
 		GOPT_STRING(0, "flavour", &o.flavour, "F", "its name (patches/flavours)"),
 		REPRO_GOPT_POLICY(&o.fl),
 		REPRO_GOPT_EXT4(&o.fl),
+		REPRO_GOPT_SOURCE(&o.fl),
 		REPRO_GOPT_SITE(&o.fl),
 		GOPT_GROUP("What the boot left (a missing one: the cell did not run)"),
 		GOPT_STRING(0, "guest-json", &o.guest_json, "FILE", "the guest's facts (--json)"),
@@ -711,7 +778,7 @@ int repro_judge(int argc, char **argv)
 		GOPT_STRING(0, "decoded", &o.decoded, "FILE",
 			    "the console through decode_stacktrace.sh (read instead)"),
 		GOPT_STRING(0, "host-read", &o.host_read, "FILE",
-			    "the file as debugfs read it from the scratch image"),
+			    "the file as qemu/read-image.sh read it from its fs's image"),
 		GOPT_STRING(0, "runner-log", &o.runner_log, "FILE",
 			    "qemu/run.sh's output, quoted when there is no report"),
 		GOPT_STRING(0, "not-run", &o.not_run, "WHY",

@@ -18,6 +18,18 @@
  * without looking at the page's references, pin or not.  The rest is the
  * same: no buffers, a dirty unpin, fsync.
  *
+ * --route hole reads a page over a hole of a sparse file instead: ext4 and
+ * xfs never attach any state to it.
+ *
+ * --fs xfs and --fs btrfs run the same routes on /mnt/xfs and /mnt/btrfs
+ * (jobs/guest/disks.sh mounts them), with each file system's own second
+ * route: --route swapext has XFS_IOC_SWAPEXT (xfs_fsr's) swap the file's
+ * extents with a copy's, which truncates the held page out of the file;
+ * --route writeback (btrfs) only fsyncs while the page is held, so that
+ * the write lands in a clean page btrfs has finished with.  What each file
+ * system then does with the page: docs/filesystems-guide.md, sections 2
+ * and 8, and model/repro.c.
+ *
  * Each step prints the page state through an observer: a second, plain
  * get_user_pages_fast() reference taken right after the route's pin, so the
  * page stays observable after the route's unpin and the munmap.
@@ -35,9 +47,11 @@
 #include <linux/magic.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/vfs.h>
 
+#include "lib/fsioctl.h"
 #include "lib/gupdev.h"
 #include "lib/jsonfile.h"
 #include "lib/kernel.h"
@@ -52,17 +66,12 @@
 #include "repro/report.h"
 #include "repro/run.h"
 
-/* fs/ext4/ext4.h (not uapi in 6.1): EXT4_IOC_MOVE_EXT's argument */
-struct repro_move_extent {
-	__u32 reserved;			/* must be zero */
-	__u32 donor_fd;
-	__u64 orig_start;		/* in blocks */
-	__u64 donor_start;		/* in blocks */
-	__u64 len;			/* in blocks */
-	__u64 moved_len;		/* out */
+/* Each file system's statfs() f_type (<linux/magic.h>), by enum repro_fs. */
+static const unsigned long repro_fs_magic[REPRO_FS_COUNT] = {
+	[REPRO_FS_EXT4] = EXT4_SUPER_MAGIC,
+	[REPRO_FS_XFS] = XFS_SUPER_MAGIC,
+	[REPRO_FS_BTRFS] = BTRFS_SUPER_MAGIC,
 };
-
-#define REPRO_EXT4_IOC_MOVE_EXT	_IOWR('f', 15, struct repro_move_extent)
 
 struct repro_opts {
 	struct repro_cell cell;
@@ -73,11 +82,25 @@ struct repro_opts {
 };
 
 static const char * const repro_usage[] = {
-	"gupctl repro ext4-2018 [--route R] [--method M] [--longterm] [--write] [--policy P ...]",
-	"gupctl repro cells [--quick] [--policy P --ext4 B]",
+	"gupctl repro ext4-2018 [--fs FS] [--route R] [--method M] [--longterm] [--write] [--policy P ...]",
+	"gupctl repro cells [--quick] [--policy P --ext4 B [--source V]]",
 	"gupctl repro judge|collect|slice|report [OPTIONS]    (host only; see their --help)",
 	NULL
 };
+
+/*
+ * An errno's name: lib's errno_name(), or glibc's for one it does not
+ * know (btrfs 6.12's fsync fails with EUCLEAN).
+ */
+static const char *err_name(int err)
+{
+	const char *name = errno_name(err);
+
+	if (strcmp(name, "E?"))
+		return name;
+	name = strerrorname_np(err < 0 ? -err : err);
+	return name ? name : "E?";
+}
 
 static const char *flags_part(unsigned int flags)
 {
@@ -104,7 +127,7 @@ struct repro {
 	struct target t;
 	const struct repro_opts *o;
 	char path[4096];
-	char orig_path[4096];		/* ROUTE_MOVE_EXT: the other file */
+	char other_path[4096];		/* move-ext's orig, swapext's copy */
 	size_t ps;
 	char *old_pat, *new_pat, *buf;
 	__u32 pin_id, obs_id;
@@ -180,6 +203,9 @@ static void show_state(struct repro *r, __u32 id, const char *via)
 		       !!(st.state & GUP_PAGE_DIRTY),
 		       !!(st.state & GUP_PAGE_WRITEBACK),
 		       !!(st.state & GUP_PAGE_HAS_BUFFERS));
+		/* xfs' and btrfs' state is no buffer heads: PG_private, whoever's */
+		if (r->o->cell.fs != REPRO_FS_EXT4)
+			printf("private=%d ", !!(st.state & GUP_PAGE_PRIVATE));
 		printf("maybe-dma-pinned=%d uptodate=%d ",
 		       !!(st.state & GUP_PAGE_MAYBE_DMA_PINNED),
 		       !!(st.state & GUP_PAGE_UPTODATE));
@@ -190,13 +216,19 @@ static void show_state(struct repro *r, __u32 id, const char *via)
 	fflush(stdout);
 }
 
+/* The page's state through pin @id; false if it cannot be read. */
+static bool page_state(struct repro *r, __u32 id, struct gup_page_state *st)
+{
+	__u32 count = 1;
+
+	return !gupdev_state(&r->dev, id, 0, st, &count) && count == 1;
+}
+
 static bool page_has_buffers_now(struct repro *r, __u32 id)
 {
 	struct gup_page_state st;
-	__u32 count = 1;
 
-	return !gupdev_state(&r->dev, id, 0, &st, &count) && count == 1 &&
-	       (st.state & GUP_PAGE_HAS_BUFFERS);
+	return page_state(r, id, &st) && (st.state & GUP_PAGE_HAS_BUFFERS);
 }
 
 static int drop_caches(void)
@@ -214,16 +246,21 @@ static int drop_caches(void)
 	return ret;
 }
 
-static int write_old_file(struct repro *r, const char *path)
+/* One page of the OLD pattern, or (@hole) a page-sized hole, fsynced. */
+static int write_old_file(struct repro *r, const char *path, bool hole)
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	int ret = 0;
 
 	if (fd < 0)
 		return -errno;
-	if (pwrite(fd, r->old_pat, r->ps, 0) != (ssize_t)r->ps)
+	if (hole) {
+		if (ftruncate(fd, r->ps) < 0)
+			ret = -errno;
+	} else if (pwrite(fd, r->old_pat, r->ps, 0) != (ssize_t)r->ps) {
 		ret = errno ? -errno : -EIO;
-	else if (fsync(fd) < 0)
+	}
+	if (!ret && fsync(fd) < 0)
 		ret = -errno;
 	close(fd);
 	return ret;
@@ -279,31 +316,22 @@ static int step_failed(struct repro *r, const char *what, int err)
 	return GUPCTL_EXIT_REFUSED;
 }
 
-/* ROUTE_MOVE_EXT: write the page back, then let EXT4_IOC_MOVE_EXT free its buffers. */
-static int move_ext(struct repro *r)
+/*
+ * ROUTE_MOVE_EXT, after the fsync: EXT4_IOC_MOVE_EXT, called on @ofd (the
+ * orig), this file the donor, frees the clean page's buffers.
+ */
+static int move_ext(struct repro *r, int ofd)
 {
-	struct repro_move_extent me = { 0 };
+	struct ext4_move_extent me = { 0 };
 	struct statfs sfs;
-	int ofd, ret;
+	int ret;
 	bool kept;
 
-	step(r, "fsync-clean", "fsync: the pinned page is written back (clean, clean buffers)");
-	ret = fsync(r->t.fd) < 0 ? -errno : 0;
-	if (ret)
-		return step_failed(r, "fsync", ret);
-	show_state(r, r->obs_id, "observer");
-
-	step(r, "move-ext", "EXT4_IOC_MOVE_EXT: swap the page's blocks with %s's (%s)",
-	     r->orig_path, "donor: this file");
 	if (fstatfs(r->t.fd, &sfs) < 0)
 		return step_failed(r, "fstatfs", -errno);
-	ofd = open(r->orig_path, O_RDWR | O_CLOEXEC);
-	if (ofd < 0)
-		return step_failed(r, "opening the orig file", -errno);
 	me.donor_fd = r->t.fd;
 	me.len = r->ps / sfs.f_bsize;
-	ret = ioctl(ofd, REPRO_EXT4_IOC_MOVE_EXT, &me) < 0 ? -errno : 0;
-	close(ofd);
+	ret = ioctl(ofd, EXT4_IOC_MOVE_EXT, &me) < 0 ? -errno : 0;
 	if (ret)
 		return step_failed(r, "EXT4_IOC_MOVE_EXT", ret);
 	printf("  moved %llu of %llu blocks\n", (unsigned long long)me.moved_len,
@@ -320,6 +348,139 @@ static int move_ext(struct repro *r)
 	return 0;
 }
 
+/*
+ * ROUTE_SWAPEXT, after the fsync: xfs_fsr's call, this file the target,
+ * @tfd (the copy) the temporary file: the whole file (sx_offset 0,
+ * sx_length both sizes), the target's times as they are now (the pin's
+ * write fault updated them; xfs_swap_extents() refuses times that changed:
+ * EBUSY).
+ */
+static int swapext(struct repro *r, int tfd)
+{
+	struct xfs_swapext sx = { .sx_version = XFS_SX_VERSION };
+	struct gup_page_state st;
+	struct stat sb;
+	bool left;
+
+	if (fstat(r->t.fd, &sb) < 0)
+		return step_failed(r, "fstat", -errno);
+	sx.sx_fdtarget = r->t.fd;
+	sx.sx_fdtmp = tfd;
+	sx.sx_length = sb.st_size;
+	sx.sx_stat.bs_ctime.tv_sec = sb.st_ctim.tv_sec;
+	sx.sx_stat.bs_ctime.tv_nsec = sb.st_ctim.tv_nsec;
+	sx.sx_stat.bs_mtime.tv_sec = sb.st_mtim.tv_sec;
+	sx.sx_stat.bs_mtime.tv_nsec = sb.st_mtim.tv_nsec;
+	if (ioctl(r->t.fd, XFS_IOC_SWAPEXT, &sx) < 0)
+		return step_failed(r, "XFS_IOC_SWAPEXT", -errno);
+	show_state(r, r->obs_id, "observer");
+	/* a page truncated out of its file has no mapping: the driver says "-" */
+	left = page_state(r, r->obs_id, &st) && st.kind != GUP_PAGE_FILE;
+	if (left)
+		printf("  the held page left the file: %s truncated the page cache\n",
+		       "xfs_swap_extent_flush()");
+	else
+		printf("  note: the held page is still the file's: this route's precondition is not met\n");
+	fact(r, "swapext", json_pack("{s:b}", "page_left_file", left));
+	return 0;
+}
+
+/*
+ * The second routes' event between the munmap and the write: each first
+ * writes the held page back (fsync: clean, write-protected, still held);
+ * ROUTE_WRITEBACK (btrfs) stops there, so that the write dirties a page
+ * btrfs wrote and finished with (not Ordered, no delalloc); move-ext and
+ * swapext then call their file system's extent swap with the other file.
+ */
+static int route_event(struct repro *r)
+{
+	static const char * const cleaned[REPRO_FS_COUNT] = {
+		[REPRO_FS_EXT4] = "clean, clean buffers",
+		[REPRO_FS_XFS] = "clean, its blocks allocated",
+		[REPRO_FS_BTRFS] = "clean, its ordered extent finished",
+	};
+	enum repro_route route = r->o->cell.route;
+	bool ext4 = route == REPRO_ROUTE_MOVE_EXT;
+	struct gup_page_state st;
+	int ret, ofd;
+	bool clean;
+
+	if (route != REPRO_ROUTE_MOVE_EXT && route != REPRO_ROUTE_SWAPEXT &&
+	    route != REPRO_ROUTE_WRITEBACK)
+		return 0;
+	step(r, "fsync-clean", "fsync: the pinned page is written back (%s)",
+	     cleaned[r->o->cell.fs]);
+	if (fsync(r->t.fd) < 0)
+		return step_failed(r, "fsync", -errno);
+	show_state(r, r->obs_id, "observer");
+	if (route == REPRO_ROUTE_WRITEBACK) {
+		clean = page_state(r, r->obs_id, &st) && !(st.state & GUP_PAGE_DIRTY);
+		if (!clean)
+			printf("  note: the page is still dirty: this route's precondition is not met\n");
+		fact(r, "writeback", json_pack("{s:b}", "clean", clean));
+		return 0;
+	}
+	step(r, repro_route_choices[route], "%s: swap the %s with %s's (%s)",
+	     ext4 ? "EXT4_IOC_MOVE_EXT" : "XFS_IOC_SWAPEXT",
+	     ext4 ? "page's blocks" : "file's extents", r->other_path,
+	     ext4 ? "donor: this file" : "xfs_fsr's call, this file the target");
+	ofd = open(r->other_path, O_RDWR | O_CLOEXEC);
+	if (ofd < 0)
+		return step_failed(r, ext4 ? "opening the orig file" : "opening the copy", -errno);
+	ret = ext4 ? move_ext(r, ofd) : swapext(r, ofd);
+	close(ofd);
+	return ret;
+}
+
+/* Step 1: the file (a hole on the hole route) and the second route's other file. */
+static int write_files(struct repro *r)
+{
+	enum repro_route route = r->o->cell.route;
+	int ret;
+
+	if (route == REPRO_ROUTE_HOLE)
+		step(r, "write-old", "create %s: a one-page hole (ftruncate), fsync, close",
+		     r->path);
+	else
+		step(r, "write-old", "write %s: one page of the OLD pattern, fsync, close",
+		     r->path);
+	ret = write_old_file(r, r->path, route == REPRO_ROUTE_HOLE);
+	if (ret)
+		return step_failed(r, "writing the file", ret);
+	if (route != REPRO_ROUTE_MOVE_EXT && route != REPRO_ROUTE_SWAPEXT)
+		return 0;
+	printf("  and %s, the same OLD pattern (%s)\n", r->other_path,
+	       route == REPRO_ROUTE_MOVE_EXT ? "EXT4_IOC_MOVE_EXT's orig file" :
+	       "XFS_IOC_SWAPEXT's temporary file: xfs_fsr's copy");
+	ret = write_old_file(r, r->other_path, false);
+	return ret ? step_failed(r, "writing the other file", ret) : 0;
+}
+
+/* What the page's state right after the pin says about the route. */
+static void after_pin(struct repro *r)
+{
+	const struct repro_opts *o = r->o;
+	struct gup_page_state st;
+	bool buffers = page_has_buffers_now(r, r->pin_id);
+	bool priv = page_state(r, r->pin_id, &st) && (st.state & GUP_PAGE_PRIVATE);
+
+	json_object_set_new(r->facts, "buffers_after_pin", json_boolean(buffers));
+	json_object_set_new(r->facts, "private_after_pin", json_boolean(priv));
+	fact(r, "pinned", json_string("yes"));
+	if (o->cell.fs != REPRO_FS_EXT4)
+		printf("  page private state: %s (%s)\n", priv ? "yes" : "none",
+		       o->cell.fs == REPRO_FS_XFS ?
+		       "xfs keeps none with one block per folio" :
+		       "btrfs' extent-mapped private, whatever the page's history");
+	else if (!buffers)
+		printf("  the page has no buffer heads: ext4 was never told it may be written\n");
+	else if (o->cell.flags & GUP_PIN_FLAG_WRITE)
+		printf("  buffer heads attached: the write fault ran ext4_page_mkwrite\n");
+	else
+		printf("  note: buffer heads attached although no write fault ran: %s\n",
+		       "this route's precondition is not met");
+}
+
 static int run_sequence(struct repro *r)
 {
 	const struct repro_opts *o = r->o;
@@ -331,21 +492,13 @@ static int run_sequence(struct repro *r)
 	};
 	struct gup_pin_req req;
 	char flags[64], desc[256], e1[32], e2[32], e3[32];
-	const char *guest, *direct, *evicted;
-	bool buffers;
+	const char *guest, *direct, *evicted, *fs = repro_fs_choices[o->cell.fs];
+	char fsynced[64];
 	int ret;
 
-	step(r, "write-old", "write %s: one page of the OLD pattern, fsync, close", r->path);
-	ret = write_old_file(r, r->path);
+	ret = write_files(r);
 	if (ret)
-		return step_failed(r, "writing the file", ret);
-	if (o->cell.route == REPRO_ROUTE_MOVE_EXT) {
-		printf("  and %s, the same OLD pattern (EXT4_IOC_MOVE_EXT's orig file)\n",
-		       r->orig_path);
-		ret = write_old_file(r, r->orig_path);
-		if (ret)
-			return step_failed(r, "writing the orig file", ret);
-	}
+		return ret;
 
 	step(r, "drop-caches", "sync, echo 3 >/proc/sys/vm/drop_caches: the page leaves the cache");
 	ret = drop_caches();
@@ -380,16 +533,7 @@ static int run_sequence(struct repro *r)
 	r->pin_id = req.id;
 	printf("  pinned: pin id %u\n", r->pin_id);
 	show_state(r, r->pin_id, "route pin");
-	buffers = page_has_buffers_now(r, r->pin_id);
-	json_object_set_new(r->facts, "buffers_after_pin", json_boolean(buffers));
-	fact(r, "pinned", json_string("yes"));
-	if (!buffers)
-		printf("  the page has no buffer heads: ext4 was never told it may be written\n");
-	else if (o->cell.flags & GUP_PIN_FLAG_WRITE)
-		printf("  buffer heads attached: the write fault ran ext4_page_mkwrite\n");
-	else
-		printf("  note: buffer heads attached although no write fault ran: %s\n",
-		       "this route's precondition is not met");
+	after_pin(r);
 
 	step(r, "observer", "observer reference: get_user_pages_fast, no flags");
 	ret = gupdev_pin(&r->dev, r->t.addr, r->ps, GUP_PIN_METHOD_GET_FAST, 0, &req);
@@ -405,11 +549,9 @@ static int run_sequence(struct repro *r)
 	r->t.map = MAP_FAILED;
 	show_state(r, r->obs_id, "observer");
 
-	if (o->cell.route == REPRO_ROUTE_MOVE_EXT) {
-		ret = move_ext(r);
-		if (ret)
-			return ret;
-	}
+	ret = route_event(r);
+	if (ret)
+		return ret;
 
 	step(r, "write-new", "GUP_PIN_IOC_WRITE: %s",
 	     "the NEW pattern over the whole page through the pin (kernel mapping)");
@@ -418,17 +560,25 @@ static int run_sequence(struct repro *r)
 		return step_failed(r, "GUP_PIN_IOC_WRITE", ret);
 	show_state(r, r->obs_id, "observer");
 
-	step(r, "unpin-dirty", "release the pin with GUP_UNPIN_DIRTY (%s)",
-	     "set_page_dirty: ext4_dirty_folio");
+	if (o->cell.fs == REPRO_FS_EXT4)
+		step(r, "unpin-dirty", "release the pin with GUP_UNPIN_DIRTY (%s)",
+		     "set_page_dirty: ext4_dirty_folio");
+	else
+		step(r, "unpin-dirty", "release the pin with GUP_UNPIN_DIRTY (%s: %s)",
+		     "set_page_dirty", "the file system's ->dirty_folio");
 	ret = gupdev_unpin(&r->dev, r->pin_id, GUP_UNPIN_DIRTY);
 	if (ret)
 		return step_failed(r, "GUP_PIN_IOC_UNPIN", ret);
 	show_state(r, r->obs_id, "observer");
 
-	step(r, "fsync", "fsync: ext4 writeback meets the page");
+	step(r, "fsync", "fsync: %s writeback meets the page", fs);
 	ret = fsync(r->t.fd) < 0 ? -errno : 0;
-	printf("  fsync returned %s\n", ret ? errno_name(ret) : "0");
-	fact(r, "fsync", json_string(ret ? errno_name(ret) : "0"));
+	printf("  fsync returned %s\n", ret ? err_name(ret) : "0");
+	fact(r, "fsync", json_string(ret ? err_name(ret) : "0"));
+	if (ret)
+		snprintf(fsynced, sizeof(fsynced), "fsync failed: %s", err_name(ret));
+	else
+		snprintf(fsynced, sizeof(fsynced), "fsync returned without writing the page");
 	show_state(r, r->obs_id, "observer");
 
 	step(r, "read-back", "drop caches, pread (%s), O_DIRECT pread (the disk)",
@@ -454,7 +604,10 @@ static int run_sequence(struct repro *r)
 
 	if (!strcmp(guest, "new") && strcmp(direct, "new"))
 		printf("verdict: DATA LOST: the page cache showed NEW, the disk holds %s (%s)\n",
-		       direct, "fsync returned without writing the page");
+		       direct, fsynced);
+	else if (strcmp(direct, "new") && !strcmp(guest, direct))
+		printf("verdict: the write never reached the file: cache and disk hold %s\n",
+		       direct);
 	else if (!strcmp(direct, "new"))
 		printf("verdict: no loss: the NEW pattern reached the disk\n");
 	else
@@ -468,17 +621,18 @@ static json_t *initial_facts(const struct repro *r, const struct repro_expectati
 			     const char *release, long bsize)
 {
 	static const char * const later[] = {	/* null until known */
-		"last_step", "pinned", "buffers_after_pin", "move_ext", "fsync", "reads",
-		"failed",
+		"last_step", "pinned", "buffers_after_pin", "private_after_pin", "move_ext",
+		"swapext", "writeback", "fsync", "reads", "failed",
 	};
 	const struct repro_opts *o = r->o;
 	char label[REPRO_LABEL_MAX];
 	json_t *f;
 	size_t i;
 
-	f = json_pack("{s:s, s:{s:s, s:s, s:s, s:b, s:b}, s:s?, s:s?}",
+	f = json_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:b, s:b}, s:s?, s:s?}",
 		      "scenario", REPRO_SCENARIO,
 		      "cell", "label", repro_cell_label(&o->cell, label, sizeof(label)),
+		      "fs", repro_fs_choices[o->cell.fs],
 		      "route", repro_route_choices[o->cell.route],
 		      "method", repro_method_choices[o->cell.method],
 		      "longterm", !!(o->cell.flags & GUP_PIN_FLAG_LONGTERM),
@@ -508,39 +662,51 @@ static int run_ext4_2018(struct repro_opts *o)
 	struct repro r;
 	struct statfs sfs;
 	struct utsname u;
-	const char *release;
+	const char *release, *fs = repro_fs_choices[o->cell.fs];
+	char dir[64];
+	size_t n;
 	int ret;
 
 	if (o->expect_only) {
 		print_expectation(o, &e);
 		return e.outcome[0] ? GUPCTL_EXIT_OK : GUPCTL_EXIT_USAGE;
 	}
+	/* where jobs/guest/disks.sh mounts each scratch file system */
+	snprintf(dir, sizeof(dir), "/mnt/%s", fs);
+	if (!o->dir)
+		o->dir = dir;
 	if (statfs(o->dir, &sfs) < 0)
 		return usage_error("repro", "cannot statfs --dir %s: %s (%s)", o->dir,
 				   errno_name(errno), strerror(errno));
-	if (sfs.f_type != EXT4_SUPER_MAGIC)
-		return usage_error("repro", "--dir %s is not on ext4 (f_type %#lx)",
-				   o->dir, (unsigned long)sfs.f_type);
+	if ((unsigned long)sfs.f_type != repro_fs_magic[o->cell.fs])
+		return usage_error("repro", "--dir %s is not on %s (f_type %#lx)",
+				   o->dir, fs, (unsigned long)sfs.f_type);
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
 	r.t.fd = -1;
 	r.t.map = MAP_FAILED;
 	r.ps = getpagesize();
-	ret = snprintf(r.path, sizeof(r.path), "%s/repro-%s%s-%s.dat", o->dir,
-		       o->cell.route == REPRO_ROUTE_MOVE_EXT ? "move-ext-" : "",
+	ret = snprintf(r.path, sizeof(r.path), "%s/repro-%s%s%s-%s.dat", o->dir,
+		       o->cell.route == REPRO_ROUTE_READ ? "" : repro_route_choices[o->cell.route],
+		       o->cell.route == REPRO_ROUTE_READ ? "" : "-",
 		       repro_method_choices[o->cell.method], flags_part(o->cell.flags));
 	if (ret < 0 || (size_t)ret >= sizeof(r.path) - 8)
 		return usage_error("repro", "--dir %s: path too long", o->dir);
-	memcpy(r.orig_path, r.path, ret - 4);
-	strcpy(r.orig_path + ret - 4, ".orig");
+	/* move-ext's orig file, swapext's temporary copy: beside the file */
+	n = ret - 4;
+	memcpy(r.other_path, r.path, n);
+	strcpy(r.other_path + n, o->cell.route == REPRO_ROUTE_SWAPEXT ? ".tmp" : ".orig");
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("repro-file: %s\n", r.path);
 	kernel_facts_read(&kf);
 	r.policy = policy_detect(&kf, r.policy_why, sizeof(r.policy_why));
 	release = uname(&u) ? "?" : u.release;
-	printf("repro ext4-2018: route %s, method %s, flags %s, kernel %s, ",
+	printf("repro ext4-2018: %s%s%sroute %s, method %s, flags %s, kernel %s, ",
+	       o->cell.fs == REPRO_FS_EXT4 ? "" : "fs ",
+	       o->cell.fs == REPRO_FS_EXT4 ? "" : fs,
+	       o->cell.fs == REPRO_FS_EXT4 ? "" : ", ",
 	       repro_route_choices[o->cell.route], repro_method_choices[o->cell.method],
 	       flags_part(o->cell.flags), release);
 	printf("GUP policy %s (%s), fs block size %ld\n", r.policy ?: "unknown", r.policy_why,
@@ -593,7 +759,7 @@ static int run_ext4_2018(struct repro_opts *o)
 static int repro_cells_cmd(int argc, char **argv)
 {
 	static const char * const usage[] = {
-		"gupctl repro cells [--quick] [--policy P --ext4 B]", NULL
+		"gupctl repro cells [--quick] [--policy P --ext4 B [--source V]]", NULL
 	};
 	struct repro_cell cells[REPRO_MAX_CELLS];
 	struct repro_flavour fl = REPRO_FLAVOUR_UNSET;
@@ -602,9 +768,11 @@ static int repro_cells_cmd(int argc, char **argv)
 	struct repro_cell any = REPRO_CELL_DEFAULT;
 	bool quick = false;
 	const struct gopt opts[] = {
-		GOPT_BOOL(0, "quick", &quick, "only the quick set (5 cells)"),
+		GOPT_BOOL(0, "quick", &quick,
+			  "only the quick set (5 ext4 cells; on a 6.12 policy, and an xfs and a btrfs one)"),
 		REPRO_GOPT_POLICY(&fl),
 		REPRO_GOPT_EXT4(&fl),
+		REPRO_GOPT_SOURCE(&fl),
 		GOPT_END()
 	};
 	unsigned int i, n;
@@ -616,18 +784,23 @@ static int repro_cells_cmd(int argc, char **argv)
 	ret = repro_check_opts("repro cells", &any, &fl, false);
 	if (ret)
 		return ret;
-	n = repro_cells(quick, cells, REPRO_MAX_CELLS);
+	n = repro_cells(quick, fl.policy, cells, REPRO_MAX_CELLS);
 	list = json_array();
 	for (i = 0; i < n; i++) {
-		args = json_pack("[s, s, s, s]", "--route", repro_route_choices[cells[i].route],
-				 "--method", repro_method_choices[cells[i].method]);
+		args = cells[i].fs == REPRO_FS_EXT4 ? json_array() :
+		       json_pack("[s, s]", "--fs", repro_fs_choices[cells[i].fs]);
+		json_array_append_new(args, json_string("--route"));
+		json_array_append_new(args, json_string(repro_route_choices[cells[i].route]));
+		json_array_append_new(args, json_string("--method"));
+		json_array_append_new(args, json_string(repro_method_choices[cells[i].method]));
 		if (cells[i].flags & GUP_PIN_FLAG_LONGTERM)
 			json_array_append_new(args, json_string("--longterm"));
 		if (cells[i].flags & GUP_PIN_FLAG_WRITE)
 			json_array_append_new(args, json_string("--write"));
 		repro_cell_label(&cells[i], label, sizeof(label));
 		repro_cell_file(&cells[i], file, sizeof(file));
-		cell = json_pack("{s:s, s:s, s:o}", "label", label, "file", file, "args", args);
+		cell = json_pack("{s:s, s:s, s:s, s:o}", "label", label, "file", file,
+				 "fs", repro_fs_choices[cells[i].fs], "args", args);
 		if (fl.policy && !repro_expect(fl.policy, fl.ext4, NULL, &cells[i], &e))
 			json_object_set_new(cell, "boot", json_string(repro_ends_boot(&e) ? "own" : "shared"));
 		json_array_append_new(list, cell);
@@ -652,10 +825,10 @@ int cmd_repro(int argc, char **argv)
 	struct repro_opts o = {
 		.cell = REPRO_CELL_DEFAULT,
 		.fl = REPRO_FLAVOUR_UNSET,
-		.dir = "/mnt/ext4",
 	};
 	const struct gopt opts[] = {
 		GOPT_GROUP("The cell"),
+		REPRO_GOPT_FS(&o.cell),
 		REPRO_GOPT_ROUTE(&o.cell),
 		REPRO_GOPT_METHOD(&o.cell),
 		REPRO_GOPT_LONGTERM(&o.cell),
@@ -663,12 +836,13 @@ int cmd_repro(int argc, char **argv)
 		GOPT_GROUP("The expectation, printed before the run (repro-expect:)"),
 		REPRO_GOPT_POLICY(&o.fl),
 		REPRO_GOPT_EXT4(&o.fl),
+		REPRO_GOPT_SOURCE(&o.fl),
 		REPRO_GOPT_SITE(&o.fl),
 		GOPT_BOOL(0, "expect", &o.expect_only,
 			  "print the expectation and exit (no device needed)"),
 		GOPT_GROUP("Where"),
 		GOPT_STRING(0, "dir", &o.dir, "DIR",
-			    "an ext4 directory for the files (default /mnt/ext4)"),
+			    "a directory of --fs for the files (default /mnt/FS)"),
 		GOPT_STRING(0, "json", &o.json, "FILE",
 			    "keep the guest-side facts in FILE as JSON, synced after each step"),
 		GOPT_END()
