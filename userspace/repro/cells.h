@@ -55,7 +55,7 @@ struct repro_flavour {
 		 "FOLL_LONGTERM (pin and pin-fast only)")
 #define REPRO_GOPT_WRITE(c) \
 	GOPT_BIT(0, "write", &(c)->flags, GUP_PIN_FLAG_WRITE, \
-		 "FOLL_WRITE: the write fault runs ext4_page_mkwrite")
+		 "FOLL_WRITE: the write fault runs the fs's page_mkwrite")
 
 /* The options that name what the cell is expected against. */
 #define REPRO_GOPT_POLICY(fl) \
