@@ -30,6 +30,15 @@ enum cell_backing {
 	BACKING_EXT4_SHARED_RO,	/* a file on ext4, O_RDONLY, MAP_SHARED, PROT_READ */
 	BACKING_EXT4_PRIVATE_RO,/* O_RDONLY, MAP_PRIVATE, PROT_READ: program text */
 	BACKING_RAMFS,		/* a file on ramfs, MAP_SHARED */
+	/* ext4's four again on xfs and btrfs (after ramfs: the cells before keep their numbers) */
+	BACKING_XFS_SHARED,	/* a file on xfs, MAP_SHARED */
+	BACKING_XFS_PRIVATE,	/* a file on xfs, MAP_PRIVATE */
+	BACKING_XFS_SHARED_RO,	/* a file on xfs, O_RDONLY, MAP_SHARED, PROT_READ */
+	BACKING_XFS_PRIVATE_RO,	/* a file on xfs, O_RDONLY, MAP_PRIVATE, PROT_READ */
+	BACKING_BTRFS_SHARED,	/* a file on btrfs, MAP_SHARED */
+	BACKING_BTRFS_PRIVATE,	/* a file on btrfs, MAP_PRIVATE */
+	BACKING_BTRFS_SHARED_RO,/* a file on btrfs, O_RDONLY, MAP_SHARED, PROT_READ */
+	BACKING_BTRFS_PRIVATE_RO,/* a file on btrfs, O_RDONLY, MAP_PRIVATE, PROT_READ */
 	BACKING_COUNT
 };
 
@@ -64,6 +73,12 @@ struct backing_spec {
 };
 
 const struct backing_spec *backing_spec(enum cell_backing backing);
+/*
+ * The backing (not THP) of @kind memory on file system @fs_magic
+ * (TARGET_FILE; 0 otherwise) mapped so, or BACKING_COUNT: none.
+ */
+enum cell_backing backing_find(enum target_kind kind, unsigned long fs_magic,
+			       bool private, bool read_only);
 enum target_prefault state_prefault(enum cell_state state);
 /*
  * gupctl pin: the matrix cell a pin of @t with @method and @flags

@@ -59,26 +59,65 @@ const struct series_finding series_findings[] = {
 };
 
 /*
- * v7's vma_needs_dirty_tracking(): vm_ops with page_mkwrite, or a mapping
- * that can write back.  ext4_file_vm_ops has page_mkwrite whatever the
- * mapping type (v7 does not test VM_SHARED, so MAP_PRIVATE and PROT_READ
- * count), and so has generic_file_vm_ops (filemap_page_mkwrite), which
- * ramfs uses via generic_file_mmap() although ramfs never writes back.
- * shmem and hugetlbfs have neither page_mkwrite nor BDI_CAP_WRITEBACK
- * (noop_backing_dev_info); anonymous VMAs never reach the check.
+ * The file systems whose .mmap gives every mapping of a file, MAP_SHARED,
+ * MAP_PRIVATE or PROT_READ alike, vm_ops with page_mkwrite: what v7's
+ * vma_needs_dirty_tracking() asks first (v7 mm/mmap.c:1541; 6.12
+ * mm/vma.c:1897 after its shared-writable test).  ext4, xfs and btrfs set
+ * their own vm_ops; ramfs takes generic_file_mmap(), whose
+ * generic_file_vm_ops has filemap_page_mkwrite although ramfs never writes
+ * back.  shmem and hugetlbfs have neither page_mkwrite nor
+ * BDI_CAP_WRITEBACK (noop_backing_dev_info); anonymous VMAs never reach the
+ * check.  @writes_back: the file system writes a dirty page back and
+ * write-protects it on the way (fast_path_takes_write()).
  */
+enum dt_fs { DT_EXT4, DT_XFS, DT_BTRFS, DT_RAMFS, DT_COUNT };
+
+static const struct {
+	unsigned long magic;
+	bool writes_back;
+} dt_fss[DT_COUNT] = {
+	[DT_EXT4]	= { EXT4_SUPER_MAGIC, true },
+	[DT_XFS]	= { XFS_SUPER_MAGIC, true },
+	[DT_BTRFS]	= { BTRFS_SUPER_MAGIC, true },
+	[DT_RAMFS]	= { RAMFS_MAGIC, false },
+};
+
+/* The dirty-tracked file system of @backing's file, or DT_COUNT: none. */
+static enum dt_fs backing_dt_fs(enum cell_backing backing)
+{
+	const struct backing_spec *b = backing_spec(backing);
+	unsigned int i;
+
+	for (i = 0; b && b->kind == TARGET_FILE && i < DT_COUNT; i++)
+		if (dt_fss[i].magic == b->fs_magic)
+			return i;
+	return DT_COUNT;
+}
+
+/*
+ * Why the VMA has page_mkwrite, in each source version's lines (the 6.1
+ * series touch none of these files: patches/gup-*), appended to the
+ * reasons that vma_needs_dirty_tracking() decides: PER_FS(61, "text").
+ */
+#define VMOPS_61_EXT4	"ext4_file_mmap() sets vma->vm_ops = &ext4_file_vm_ops for every mapping type (fs/ext4/file.c:789), whose .page_mkwrite = ext4_page_mkwrite (fs/ext4/file.c:765)"
+#define VMOPS_61_XFS	"xfs_file_mmap() sets vma->vm_ops = &xfs_file_vm_ops for every mapping type (fs/xfs/xfs_file.c:1468), whose .page_mkwrite = xfs_filemap_page_mkwrite (fs/xfs/xfs_file.c:1448), as ext4's has ext4_page_mkwrite"
+#define VMOPS_61_BTRFS	"btrfs_file_mmap() sets vma->vm_ops = &btrfs_file_vm_ops for every mapping type (fs/btrfs/file.c:2027), whose .page_mkwrite = btrfs_page_mkwrite (fs/btrfs/file.c:2016), as ext4's has ext4_page_mkwrite"
+#define VMOPS_61_RAMFS	"ramfs' .mmap = generic_file_mmap (fs/ramfs/file-mmu.c:44) sets vma->vm_ops = &generic_file_vm_ops (mm/filemap.c:3580), whose .page_mkwrite = filemap_page_mkwrite (mm/filemap.c:3568), although ramfs never writes back"
+#define VMOPS_612_EXT4	"ext4_file_mmap() sets vma->vm_ops = &ext4_file_vm_ops for every mapping type (fs/ext4/file.c:809), whose .page_mkwrite = ext4_page_mkwrite (fs/ext4/file.c:786)"
+#define VMOPS_612_XFS	"xfs_file_mmap() sets vma->vm_ops = &xfs_file_vm_ops for every mapping type (fs/xfs/xfs_file.c:1580), whose .page_mkwrite = xfs_filemap_page_mkwrite (fs/xfs/xfs_file.c:1560), as ext4's has ext4_page_mkwrite"
+#define VMOPS_612_BTRFS	"btrfs_file_mmap() sets vma->vm_ops = &btrfs_file_vm_ops for every mapping type (fs/btrfs/file.c:2030), whose .page_mkwrite = btrfs_page_mkwrite (fs/btrfs/file.c:2019), as ext4's has ext4_page_mkwrite"
+#define VMOPS_612_RAMFS	"ramfs' .mmap = generic_file_mmap (fs/ramfs/file-mmu.c:44) sets vma->vm_ops = &generic_file_vm_ops (mm/filemap.c:3764), whose .page_mkwrite = filemap_page_mkwrite (mm/filemap.c:3752), although ramfs never writes back"
+#define PER_FS(tree, text) {						\
+	[DT_EXT4] = text "; " VMOPS_##tree##_EXT4,			\
+	[DT_XFS] = text "; " VMOPS_##tree##_XFS,			\
+	[DT_BTRFS] = text "; " VMOPS_##tree##_BTRFS,			\
+	[DT_RAMFS] = text "; " VMOPS_##tree##_RAMFS,			\
+}
+
+/* v7's vma_needs_dirty_tracking(): the VMA's vm_ops have page_mkwrite. */
 bool backing_dirty_tracked(enum cell_backing backing)
 {
-	switch (backing) {
-	case BACKING_EXT4_SHARED:
-	case BACKING_EXT4_PRIVATE:
-	case BACKING_EXT4_SHARED_RO:
-	case BACKING_EXT4_PRIVATE_RO:
-	case BACKING_RAMFS:
-		return true;
-	default:
-		return false;
-	}
+	return backing_dt_fs(backing) != DT_COUNT;
 }
 
 /*
@@ -195,17 +234,34 @@ static bool flags_decide_61(const struct cell *c, bool has_allow_broken,
  * Would GUP-fast take the page for a write on its own, before any
  * slow-path check?  Only if the PTE is present and writable: a write
  * fault happened on a writable mapping and nothing write-protected it
- * since.  fsync() write-protects a MAP_SHARED ext4 page (write_cache_pages()
- * -> folio_clear_dirty_for_io() -> folio_mkclean()); shmem, hugetlbfs and
- * ramfs do not write back, and a MAP_PRIVATE page is an anonymous copy.
+ * since.  fsync() write-protects a MAP_SHARED page of a file system that
+ * writes back: folio_clear_dirty_for_io() calls folio_mkclean() (6.1
+ * mm/page-writeback.c:2886, 6.12 mm/page-writeback.c:3028), from
+ * write_cache_pages() for ext4 and xfs (6.1 mm/page-writeback.c:2378;
+ * xfs through iomap, 6.1 fs/iomap/buffered-io.c:1805; 6.12 writeback_iter(),
+ * mm/page-writeback.c:2463, fs/iomap/buffered-io.c:2087) and from btrfs'
+ * own extent_write_cache_pages() (6.1 fs/btrfs/extent_io.c:3168, 6.12
+ * fs/btrfs/extent_io.c:2378).  shmem, hugetlbfs and ramfs do not write
+ * back, and a MAP_PRIVATE page is an anonymous copy.
  */
 static bool fast_path_takes_write(const struct cell *c)
 {
-	if (!method_is_fast(c->method) || backing_spec(c->backing)->read_only)
+	const struct backing_spec *b = backing_spec(c->backing);
+	enum dt_fs fs = backing_dt_fs(c->backing);
+
+	if (!method_is_fast(c->method) || b->read_only)
 		return false;
 	if (c->state == STATE_WRITEBACK)
-		return c->backing != BACKING_EXT4_SHARED;
+		return b->private || fs == DT_COUNT || !dt_fss[fs].writes_back;
 	return c->state == STATE_WRITE;
+}
+
+/* A file mapped read-only: MAP_SHARED of an O_RDONLY file, or MAP_PRIVATE. */
+static bool file_read_only(const struct cell *c, bool private)
+{
+	const struct backing_spec *b = backing_spec(c->backing);
+
+	return b->kind == TARGET_FILE && b->read_only && b->private == private;
 }
 
 /*
@@ -226,11 +282,11 @@ static struct expectation expect_stock_61(const struct cell *c,
 
 	if (cell_impossible(c, &e) || flags_decide_61(c, has_allow_broken, &e))
 		return e;
-	if (write && c->backing == BACKING_EXT4_SHARED_RO)
+	if (write && file_read_only(c, false))
 		return refused(EFAULT, force ?
 			       reasons_61[TREE_STOCK][R61_SHARED_RO_FORCE] :
 			       reasons_61[TREE_STOCK][R61_NO_WRITE]);
-	if (write && c->backing == BACKING_EXT4_PRIVATE_RO)
+	if (write && file_read_only(c, true))
 		return force ?
 		       pinned(reasons_61[TREE_STOCK][R61_COW_FORCE]) :
 		       refused(EFAULT, reasons_61[TREE_STOCK][R61_NO_WRITE]);
@@ -275,17 +331,21 @@ static struct expectation expect_gup_v1(const struct cell *c)
 /*
  * Would v7's GUP-fast take a write?  fast_path_takes_write(), and for
  * FOLL_LONGTERM its try_grab_folio() check, folio_longterm_write_pin_allowed():
- * !folio_mapping() (an anonymous COW copy of MAP_PRIVATE ext4), shmem or
- * hugetlb.
+ * !folio_mapping() (the anonymous COW copy of a MAP_PRIVATE file: ext4,
+ * xfs or btrfs), shmem or hugetlb; v7 asks only of dirty-tracked VMAs.
  */
 static bool v7_fast_path_takes(const struct cell *c)
 {
+	const struct backing_spec *b = backing_spec(c->backing);
+
 	if (!fast_path_takes_write(c))
 		return false;
 	if (c->flags & GUP_PIN_FLAG_LONGTERM)
-		return c->backing == BACKING_EXT4_PRIVATE;
+		return b->kind == TARGET_FILE && b->private;
 	return true;
 }
+
+static const char *const v7_refused[DT_COUNT] = PER_FS(61, "check_vma_flags() -> writeable_file_mapping_allowed() (v7: mm/gup.c:1177-1179), before the VM_WRITE test: a FOLL_PIN write, long-term or not, to a VMA for which vma_needs_dirty_tracking() (mm/mmap.c:1538) is true (page_mkwrite, or a mapping that can write back) is refused, -EFAULT; GUP-fast's folio_longterm_write_pin_allowed() (mm/gup.c:114) sends a long-term pin of a page-cache folio there too");
 
 /*
  * gup-v7: stock, plus for FOLL_WRITE on a dirty-tracked file VMA:
@@ -312,8 +372,11 @@ static struct expectation expect_gup_v7(const struct cell *c)
 		return (c->flags & GUP_PIN_FLAG_LONGTERM) ?
 			pinned("GUP-fast takes the anonymous COW copy (no mapping: whitelisted); the VMA is never checked") :
 			pinned("GUP-fast takes the present writable PTE: v7's fast check is for FOLL_LONGTERM only, the VMA is never checked");
-	return refused(EFAULT, "check_vma_flags() -> writeable_file_mapping_allowed() (v7: mm/gup.c:1177-1179), before the VM_WRITE test: a FOLL_PIN write, long-term or not, to a VMA for which vma_needs_dirty_tracking() (mm/mmap.c:1538) is true (page_mkwrite, or a mapping that can write back) is refused, -EFAULT; GUP-fast's folio_longterm_write_pin_allowed() (mm/gup.c:114) sends a long-term pin of a page-cache folio there too");
+	return refused(EFAULT, v7_refused[backing_dt_fs(c->backing)]);
 }
+
+static const char *const v9_private[DT_COUNT] = PER_FS(61, "v9: vma_needs_dirty_tracking() is false for a private or read-only VMA (its writes go to an anonymous copy): writable_file_mapping_allowed() passes where v7 refused, whose check the VMA's page_mkwrite alone decided");
+static const char *const v9_refused[DT_COUNT] = PER_FS(61, "check_vma_flags() -> writable_file_mapping_allowed() (v9): a FOLL_PIN|FOLL_LONGTERM write to a shared writable VMA that vma_needs_dirty_tracking(); GUP-fast's folio_fast_pin_allowed() sends a page-cache folio there too");
 
 /*
  * gup-v9 (patches/gup-v9/: 6.5's semantics on the v7 backport): only a
@@ -337,10 +400,10 @@ static struct expectation expect_gup_v9(const struct cell *c)
 		return e;
 	if (!backing_dirty_tracked_v9(c->backing)) {
 		if (backing_dirty_tracked(c->backing) && e.outcome == OUTCOME_PINNED)
-			return pinned("v9: vma_needs_dirty_tracking() is false for a private or read-only VMA (its writes go to an anonymous copy): writable_file_mapping_allowed() passes where v7 refused");
+			return pinned(v9_private[backing_dt_fs(c->backing)]);
 		return e;
 	}
-	return refused(EFAULT, "check_vma_flags() -> writable_file_mapping_allowed() (v9): a FOLL_PIN|FOLL_LONGTERM write to a shared writable VMA that vma_needs_dirty_tracking(); GUP-fast's folio_fast_pin_allowed() sends a page-cache folio there too");
+	return refused(EFAULT, v9_refused[backing_dt_fs(c->backing)]);
 }
 
 /*
@@ -367,6 +430,8 @@ static bool flags_decide_612(const struct cell *c, struct expectation *e)
 	e->flags_only = true;
 	return true;
 }
+
+static const char *const mainline_refused[DT_COUNT] = PER_FS(612, "check_vma_flags() -> writable_file_mapping_allowed() (mm/gup.c:1292-1295, 1252-1267): a FOLL_PIN|FOLL_LONGTERM write to a shared writable VMA that vma_needs_dirty_tracking() (mm/vma.c:1890); GUP-fast's gup_fast_folio_allowed() (mm/gup.c:2901) sends a page-cache folio there too");
 
 /*
  * mainline: Debian's 6.12 as packaged, the series as merged in 6.5 and
@@ -397,12 +462,12 @@ static struct expectation expect_mainline(const struct cell *c)
 		return e;
 	if ((c->flags & need) == need && method_is_pin(c->method) &&
 	    backing_dirty_tracked_v9(c->backing))
-		return refused(EFAULT, "check_vma_flags() -> writable_file_mapping_allowed() (mm/gup.c:1292-1295, 1252-1267): a FOLL_PIN|FOLL_LONGTERM write to a shared writable VMA that vma_needs_dirty_tracking() (mm/vma.c:1890); GUP-fast's gup_fast_folio_allowed() (mm/gup.c:2901) sends a page-cache folio there too");
-	if (write && c->backing == BACKING_EXT4_SHARED_RO)
+		return refused(EFAULT, mainline_refused[backing_dt_fs(c->backing)]);
+	if (write && file_read_only(c, false))
 		return refused(EFAULT, force ?
 			       "check_vma_flags() (mm/gup.c:1297-1313): no VM_WRITE, and FOLL_FORCE does not help: a MAP_SHARED mapping of an O_RDONLY file loses VM_SHARED and VM_MAYWRITE, so it is no COW mapping" :
 			       "check_vma_flags() (mm/gup.c:1297-1299): FOLL_WRITE on a VMA without VM_WRITE and no FOLL_FORCE");
-	if (write && c->backing == BACKING_EXT4_PRIVATE_RO)
+	if (write && file_read_only(c, true))
 		return force ?
 		       pinned("FOLL_FORCE on a COW mapping passes check_vma_flags() (mm/gup.c:1297-1313); the write fault breaks COW and GUP takes the exclusive anonymous copy: the debugger's breakpoint") :
 		       refused(EFAULT, "check_vma_flags() (mm/gup.c:1297-1299): FOLL_WRITE on a VMA without VM_WRITE and no FOLL_FORCE");
