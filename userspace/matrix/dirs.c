@@ -10,9 +10,11 @@
 #include "model/policy.h"
 
 const struct matrix_dir_opt matrix_dirs[MATRIX_NR_DIRS] = {
-	[MATRIX_DIR_EXT4]  = { "--ext4-dir", "ext4", EXT4_SUPER_MAGIC, MATRIX_EXT4_DIR },
-	[MATRIX_DIR_TMPFS] = { "--tmpfs-dir", "tmpfs", TMPFS_MAGIC, MATRIX_TMPFS_DIR },
-	[MATRIX_DIR_RAMFS] = { "--ramfs-dir", "ramfs", RAMFS_MAGIC, MATRIX_RAMFS_DIR },
+	[MATRIX_DIR_EXT4]  = { "--ext4-dir", "ext4", EXT4_SUPER_MAGIC, MATRIX_EXT4_DIR, false },
+	[MATRIX_DIR_TMPFS] = { "--tmpfs-dir", "tmpfs", TMPFS_MAGIC, MATRIX_TMPFS_DIR, false },
+	[MATRIX_DIR_RAMFS] = { "--ramfs-dir", "ramfs", RAMFS_MAGIC, MATRIX_RAMFS_DIR, false },
+	[MATRIX_DIR_XFS]   = { "--xfs-dir", "xfs", XFS_SUPER_MAGIC, MATRIX_XFS_DIR, true },
+	[MATRIX_DIR_BTRFS] = { "--btrfs-dir", "btrfs", BTRFS_SUPER_MAGIC, MATRIX_BTRFS_DIR, true },
 };
 
 int matrix_backing_dir(enum cell_backing backing)

@@ -92,6 +92,9 @@ json_t *matrix_json_cell(unsigned int idx, const struct mcell *c)
 	if (c->thp_kb >= 0)
 		json_object_set_new(json_object_get(j, "measured"), "thp_kb",
 				    json_integer(c->thp_kb));
+	if (c->why_not_run)
+		json_object_set_new(json_object_get(j, "measured"), "why_not_run",
+				    json_string(c->why_not_run));
 	json_object_set_new(j, "match", json_boolean(c->match));
 	return j;
 }
@@ -113,7 +116,9 @@ void mcell_measured_str(char *buf, size_t size, const struct mcell *c)
 		snprintf(buf, size, "%s", c->meas_err);
 		break;
 	default:
-		if (c->meas_err[0])
+		if (c->why_not_run)
+			snprintf(buf, size, "not run: %s", c->why_not_run);
+		else if (c->meas_err[0])
 			snprintf(buf, size, "not run (setup failed: %s)", c->meas_err);
 		else
 			snprintf(buf, size, "not run");
@@ -387,7 +392,8 @@ static int parse_cell(const struct jreader *r, json_t *j, struct mflavour *fl)
 	      get_str(r, exp, "reason", false, &mc->reason) ?:
 	      get_outcome(r, meas, &mc->measured) ?:
 	      get_errno(r, meas, "errno", mc->meas_err) ?:
-	      get_errno(r, meas, "unpin_errno", mc->unpin_err);
+	      get_errno(r, meas, "unpin_errno", mc->unpin_err) ?:
+	      get_str(r, meas, "why_not_run", true, &mc->why_not_run);
 	if (ret)
 		return ret;
 	if (mc->expected == MATRIX_REFUSED ? !mc->exp_err[0] : !!mc->exp_err[0])
@@ -401,6 +407,9 @@ static int parse_cell(const struct jreader *r, json_t *j, struct mflavour *fl)
 		return jerr(r, "measured %s with errno %s",
 			    matrix_outcome_name(mc->measured), mc->meas_err);
 	mc->match = json_is_true(match);
+	if (mc->why_not_run && (mc->measured != MATRIX_NOT_RUN || mc->match))
+		return jerr(r, "\"why_not_run\" on a cell measured %s%s: it says why a cell did not run, which is never a match",
+			    matrix_outcome_name(mc->measured), mc->match ? " and matched" : "");
 	ret = parse_expected_more(r, exp, mc) ?:
 	      parse_thp(r, meas, mc) ?:
 	      get_str(r, j, "note", true, &mc->note);

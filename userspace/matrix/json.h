@@ -31,6 +31,7 @@ struct mcell {
 	struct report_exp report;	/* the kernel report it expects, .kind NULL: none */
 	enum matrix_outcome measured;
 	char meas_err[MATRIX_ERRNO_LEN];	/* refusal or failed setup, "" */
+	const char *why_not_run;	/* not run, its file system not there: why; NULL */
 	char unpin_err[MATRIX_ERRNO_LEN];	/* a failed unpin, "" */
 	bool match;			/* as expected, set by gupctl matrix */
 	long thp_kb;			/* THP backing, pinned: PMD-mapped kB; -1 */

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/magic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -938,6 +939,107 @@ static void md_differences(const struct report *r, FILE *f)
 			md_why_differs(ref, &r->fl[i], f);
 }
 
+/*
+ * The ext4 twin of cell @idx: the cell of the ext4 backing with the same
+ * mapping (shared, private, read-only), state, method and flags; -1 if
+ * @idx is not on xfs or btrfs.
+ */
+static int ext4_twin(unsigned int idx)
+{
+	const struct backing_spec *b;
+	struct cell c;
+
+	matrix_cell(idx, &c);
+	b = backing_spec(c.backing);
+	if (b->kind != TARGET_FILE ||
+	    (b->fs_magic != XFS_SUPER_MAGIC && b->fs_magic != BTRFS_SUPER_MAGIC))
+		return -1;
+	c.backing = backing_find(TARGET_FILE, EXT4_SUPER_MAGIC, b->private, b->read_only);
+	return c.backing == BACKING_COUNT ? -1 : matrix_index(&c);
+}
+
+/* Did cells @a and @b come out the same: outcome and errno? */
+static bool same_measured(const struct mcell *a, const struct mcell *b)
+{
+	return a->measured == b->measured && !strcmp(a->meas_err, b->meas_err);
+}
+
+/*
+ * Are cell @idx and its ext4 twin @t to be compared: both in @fl, neither
+ * not applicable (a quick run's, or the policy's)?  One that should have
+ * run and did not (its file system not there) is compared, and differs.
+ */
+static bool twins_compared(const struct mflavour *fl, unsigned int idx, int t)
+{
+	return t >= 0 && fl->cells[idx].present && fl->cells[t].present &&
+	       fl->cells[idx].expected != MATRIX_NOT_RUN &&
+	       fl->cells[t].expected != MATRIX_NOT_RUN;
+}
+
+/* ... and did both run? */
+static bool twins_ran(const struct mflavour *fl, unsigned int idx, int t)
+{
+	return twins_compared(fl, idx, t) && fl->cells[idx].measured != MATRIX_NOT_RUN &&
+	       fl->cells[t].measured != MATRIX_NOT_RUN;
+}
+
+/*
+ * xfs and btrfs against ext4: each of their cells measured beside its
+ * ext4 twin's, which every policy expects to be the same
+ * (docs/filesystems-guide.md section 1.2); a difference is listed, a
+ * finding whether or not the cell matched its expectation.
+ */
+static void md_twins(const struct report *r, FILE *f)
+{
+	static const unsigned long fss[] = { XFS_SUPER_MAGIC, BTRFS_SUPER_MAGIC };
+	char what[160], m1[320], m2[320];
+	unsigned int i, k, idx, run[2], same[2];
+	int t;
+
+	fputs("## xfs and btrfs against their ext4 twins\n\n"
+	      "Each xfs or btrfs backing is the ext4 one with the same mapping on another\n"
+	      "file system; the three `.mmap`s set vm_ops with `page_mkwrite` for every\n"
+	      "mapping type and write a page back through `folio_mkclean()`, so every\n"
+	      "policy expects the twin's outcome, cell for cell\n"
+	      "([filesystems-guide.md](filesystems-guide.md) section 1.2). Per flavour, the\n"
+	      "cells that ran on both and how many came out as their twin (outcome and\n"
+	      "errno); each that did not is listed below the table.\n\n"
+	      "| flavour | xfs cells | as ext4's | btrfs cells | as ext4's |\n"
+	      "|---|--:|--:|--:|--:|\n", f);
+	for (i = 0; i < r->nr_fl; i++) {
+		const struct mflavour *fl = &r->fl[i];
+
+		memset(run, 0, sizeof(run));
+		memset(same, 0, sizeof(same));
+		for (idx = 0; idx < MATRIX_NR_CELLS; idx++) {
+			t = ext4_twin(idx);
+			if (!twins_ran(fl, idx, t))
+				continue;
+			k = backing_spec(fl->cells[idx].cell.backing)->fs_magic != fss[0];
+			run[k]++;
+			same[k] += same_measured(&fl->cells[idx], &fl->cells[t]);
+		}
+		fprintf(f, "| `%s` | %u | %u | %u | %u |\n", fl->name, run[0], same[0],
+			run[1], same[1]);
+	}
+	fputc('\n', f);
+	for (i = 0; i < r->nr_fl; i++) {
+		const struct mflavour *fl = &r->fl[i];
+
+		for (idx = 0; idx < MATRIX_NR_CELLS; idx++) {
+			t = ext4_twin(idx);
+			if (!twins_compared(fl, idx, t) ||
+			    same_measured(&fl->cells[idx], &fl->cells[t]))
+				continue;
+			mcell_measured_str(m1, sizeof(m1), &fl->cells[idx]);
+			mcell_measured_str(m2, sizeof(m2), &fl->cells[t]);
+			fprintf(f, "- `%s` %u `%s`: %s; its ext4 twin, %d: %s\n", fl->name,
+				idx + 1, matrix_cell_str(idx, what, sizeof(what)), m1, t + 1, m2);
+		}
+	}
+	fputc('\n', f);
+}
+
 static void write_md(const struct report *r, FILE *f)
 {
 	unsigned int i;
@@ -946,6 +1048,7 @@ static void write_md(const struct report *r, FILE *f)
 	md_legend(f);
 	md_counts(r, f);
 	md_differences(r, f);
+	md_twins(r, f);
 	for (i = 0; i < r->nr_fl; i++)
 		md_flavour(&r->fl[i], f);
 	if (r->learned) {

@@ -14,14 +14,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/magic.h>
 #include <sys/utsname.h>
-#include <sys/vfs.h>
 
 #include "lib/gupdev.h"
 #include "lib/jsonfile.h"
 #include "lib/kernel.h"
 #include "lib/kmsg.h"
+#include "lib/mounts.h"
 #include "lib/options.h"
 #include "lib/target.h"
 #include "lib/util.h"
@@ -63,6 +62,8 @@ static int parse_matrix_opts(int argc, char **argv, struct matrix_opts *o)
 		GOPT_STRING(0, "ext4-dir", &o->dir[MATRIX_DIR_EXT4], "DIR", MATRIX_EXT4_HELP),
 		GOPT_STRING(0, "tmpfs-dir", &o->dir[MATRIX_DIR_TMPFS], "DIR", MATRIX_TMPFS_HELP),
 		GOPT_STRING(0, "ramfs-dir", &o->dir[MATRIX_DIR_RAMFS], "DIR", MATRIX_RAMFS_HELP),
+		GOPT_STRING(0, "xfs-dir", &o->dir[MATRIX_DIR_XFS], "DIR", MATRIX_XFS_HELP),
+		GOPT_STRING(0, "btrfs-dir", &o->dir[MATRIX_DIR_BTRFS], "DIR", MATRIX_BTRFS_HELP),
 		GOPT_STRING(0, "json", &o->json, "FILE",
 			    "write the cells as JSON (docs/results.md)"),
 		GOPT_BOOL(0, "expect", &o->expect_only,
@@ -106,6 +107,7 @@ struct cell_result {
 	enum matrix_outcome measured;
 	int err;			/* refusal, or setup failure; 0: none */
 	bool setup_failed;
+	const char *not_run;		/* its file system is not there: why */
 	bool pin_attempted;
 	__u32 nr_pinned;
 	bool have_page;			/* @page is valid */
@@ -127,8 +129,10 @@ struct matrix_run {
 	FILE *json;			/* --json, opened before the run */
 	struct kmsg_marker marks;	/* the cells' markers on /dev/kmsg */
 	struct cell_result *res;	/* MATRIX_NR_CELLS */
+	/* a scratch file system that is not there: why, "" if it is */
+	char dir_missing[MATRIX_NR_DIRS][256];
 	unsigned int nr_ok, nr_mismatch, nr_setup_failed, nr_unpin_failed,
-		     nr_skipped;
+		     nr_skipped, nr_not_run;
 	double wall;			/* seconds */
 };
 
@@ -356,6 +360,10 @@ static void cell_report(struct matrix_run *r, unsigned int n,
 		r->nr_skipped++;
 		printf("ok %u %s # SKIP not applicable: %s\n", n + 1, desc,
 		       res->exp.reason);
+	} else if (res->not_run) {
+		r->nr_not_run++;
+		printf("not ok %u %s # not run: %s (expected %s: %s)\n", n + 1, desc,
+		       res->not_run, expected_str(&res->exp), res->exp.reason);
 	} else if (res->setup_failed) {
 		r->nr_setup_failed++;
 		printf("not ok %u %s # setup failed: %s: %s\n", n + 1, desc,
@@ -452,6 +460,13 @@ static void run_cell(struct matrix_run *r, unsigned int n)
 		cell_report(r, n, res, NULL);
 		return;
 	}
+	/* nor does a cell whose file system is not there: a failure */
+	ret = matrix_backing_dir(res->cell.backing);
+	if (ret >= 0 && r->dir_missing[ret][0]) {
+		res->not_run = r->dir_missing[ret];
+		cell_report(r, n, res, NULL);
+		return;
+	}
 	kmsg_marker_mark(&r->marks, n);
 
 	ret = cell_setup(r, n, &res->cell, &ct);
@@ -480,6 +495,7 @@ static void cell_record(const struct cell_result *res, struct mcell *mc)
 		snprintf(mc->exp_err, sizeof(mc->exp_err), "%s",
 			 errno_name(res->exp.err));
 	mc->reason = res->exp.reason;
+	mc->why_not_run = res->not_run;
 	mc->by_driver = res->exp.by_driver;
 	mc->report = res->exp.report;
 	mc->thp_kb = backing_spec(res->cell.backing)->thp &&
@@ -522,27 +538,29 @@ static int write_json(struct matrix_run *r)
 
 /* ---- Checks before the run ---- */
 
-/* Is each directory there, on the file system its cells are named after? */
-static int check_dirs(const struct matrix_opts *o)
+/*
+ * Is each directory there, on the file system its cells are named after?
+ * One of the root image's that is not is a usage error; a scratch one's
+ * cells are not run, each a failure that says why (@r->dir_missing).
+ */
+static int check_dirs(struct matrix_run *r)
 {
-	struct statfs sfs;
+	const struct matrix_opts *o = r->o;
+	char why[sizeof(r->dir_missing[0])];
 	unsigned int d;
 
 	for (d = 0; d < MATRIX_NR_DIRS; d++) {
-		if (statfs(o->dir[d], &sfs) < 0) {
-			fprintf(stderr, "gupctl matrix: %s %s: %s (%s): give a directory on %s\n",
-				matrix_dirs[d].option, o->dir[d], errno_name(errno),
-				strerror(errno), matrix_dirs[d].fs);
-			return GUPCTL_EXIT_USAGE;
+		if (!lab_fs_ready(o->dir[d], matrix_dirs[d].fs, matrix_dirs[d].magic,
+				  why, sizeof(why)))
+			continue;
+		if (matrix_dirs[d].scratch) {
+			snprintf(r->dir_missing[d], sizeof(r->dir_missing[d]), "%s", why);
+			continue;
 		}
-		if ((unsigned long)sfs.f_type != matrix_dirs[d].magic) {
-			fprintf(stderr,
-				"gupctl matrix: %s %s is not on %s (file system magic %#lx): mount %s there or give another %s\n",
-				matrix_dirs[d].option, o->dir[d], matrix_dirs[d].fs,
-				(unsigned long)sfs.f_type, matrix_dirs[d].fs,
-				matrix_dirs[d].option);
-			return GUPCTL_EXIT_USAGE;
-		}
+		fprintf(stderr, "gupctl matrix: %s %s: %s: mount %s there or give another %s\n",
+			matrix_dirs[d].option, o->dir[d], why, matrix_dirs[d].fs,
+			matrix_dirs[d].option);
+		return GUPCTL_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -578,8 +596,14 @@ static int run_matrix(struct matrix_run *r)
 	       r->o->flavour, r->o->policy, r->kernel);
 	printf("1..%u\n", MATRIX_NR_CELLS);
 	detect_kernel_policy(r);
-	printf("# dirs: ext4 %s, tmpfs %s, ramfs %s\n", r->o->dir[MATRIX_DIR_EXT4],
-	       r->o->dir[MATRIX_DIR_TMPFS], r->o->dir[MATRIX_DIR_RAMFS]);
+	printf("# dirs:");
+	for (n = 0; n < MATRIX_NR_DIRS; n++)
+		printf("%s %s %s", n ? "," : "", matrix_dirs[n].fs, r->o->dir[n]);
+	printf("\n");
+	for (n = 0; n < MATRIX_NR_DIRS; n++)
+		if (r->dir_missing[n][0])
+			printf("# %s: its cells are not run, each a failure: %s\n",
+			       matrix_dirs[n].fs, r->dir_missing[n]);
 	if (r->o->quick)
 		printf("# quick: only the backings of make check's subset run; the others are skipped as not run (make matrix runs them)\n");
 	fflush(stdout);
@@ -590,12 +614,12 @@ static int run_matrix(struct matrix_run *r)
 	r->wall = now_seconds() - start;
 	kmsg_marker_mark(&r->marks, KMSG_MARK_END);
 
-	printf("# matrix: %u cells: %u as expected, %u mismatches, %u setup failures, %u unpin failures, %u not applicable (not run)\n",
+	printf("# matrix: %u cells: %u as expected, %u mismatches, %u setup failures, %u unpin failures, %u not run (no file system), %u not applicable (not run)\n",
 	       MATRIX_NR_CELLS, r->nr_ok, r->nr_mismatch, r->nr_setup_failed,
-	       r->nr_unpin_failed, r->nr_skipped);
+	       r->nr_unpin_failed, r->nr_not_run, r->nr_skipped);
 	printf("# Totals: pass:%u fail:%u xfail:0 xpass:0 skip:%u error:0\n",
-	       r->nr_ok, r->nr_mismatch + r->nr_setup_failed + r->nr_unpin_failed,
-	       r->nr_skipped);
+	       r->nr_ok, r->nr_mismatch + r->nr_setup_failed + r->nr_unpin_failed +
+	       r->nr_not_run, r->nr_skipped);
 	printf("# wall time: %.1f s\n", r->wall);
 	fflush(stdout);
 
@@ -604,8 +628,8 @@ static int run_matrix(struct matrix_run *r)
 		if (status)
 			return status;
 	}
-	return r->nr_mismatch || r->nr_setup_failed || r->nr_unpin_failed ?
-	       GUPCTL_EXIT_REFUSED : GUPCTL_EXIT_OK;
+	return r->nr_mismatch || r->nr_setup_failed || r->nr_unpin_failed ||
+	       r->nr_not_run ? GUPCTL_EXIT_REFUSED : GUPCTL_EXIT_OK;
 }
 
 /* --expect: the policy's answer for every cell, no device needed. */
@@ -653,7 +677,7 @@ int cmd_matrix(int argc, char **argv)
 	ret = gupctl_open_device(&r.dev, "matrix");
 	if (ret)
 		return ret;
-	ret = check_dirs(&o);
+	ret = check_dirs(&r);
 	if (ret)
 		goto out_dev;
 

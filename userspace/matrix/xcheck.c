@@ -22,6 +22,7 @@
 #include "lib/gupdev.h"
 #include "lib/jsonfile.h"
 #include "lib/kmsg.h"
+#include "lib/mounts.h"
 #include "lib/options.h"
 #include "lib/util.h"
 #include "matrix/dirs.h"
@@ -37,6 +38,7 @@
 enum xcheck_skip {
 	SKIP_NOT_APPLICABLE,
 	SKIP_QUICK,
+	SKIP_NO_FS,
 	SKIP_DRIVER,
 	SKIP_WARN,
 	SKIP_ALLOW_BROKEN,
@@ -53,6 +55,7 @@ enum xcheck_skip {
 static const char * const skip_reasons[SKIP_COUNT] = {
 	[SKIP_NOT_APPLICABLE]	= "not applicable: the matrix does not run it either",
 	[SKIP_QUICK]		= "not in the quick subset: the matrix (--quick, make check) did not run it; make matrix checks it",
+	[SKIP_NO_FS]		= "its scratch file system (xfs, btrfs) is not there: the matrix fails its cells, saying why",
 	[SKIP_DRIVER]		= "refused by our driver before GUP is called: nothing of the kernel's to compare",
 	[SKIP_WARN]		= "the policy expects a WARN_ON_ONCE: the matrix re-arms and checks it, gup_test would find it spent",
 	[SKIP_ALLOW_BROKEN]	= "FOLL_ALLOW_BROKEN_FILE_MAPPING: gup_test has no option for it (only the gup-v1 kernel defines it)",
@@ -76,6 +79,7 @@ struct xcheck {
 	json_t *cells;			/* what --json gets */
 	const char *dir[MATRIX_NR_DIRS];/* --ext4-dir etc. */
 	const char *file[BACKING_COUNT];/* file for file backings */
+	bool no_fs[BACKING_COUNT];	/* its scratch file system is not there */
 	unsigned int foll_longterm;	/* FOLL_LONGTERM of the running kernel */
 	unsigned int foll_force;	/* FOLL_FORCE of the running kernel */
 	unsigned int foll_touch;	/* FOLL_TOUCH of the running kernel */
@@ -94,6 +98,7 @@ static const char * const xcheck_usage[] = {
 static int parse_args(struct xcheck *x, int argc, char **argv)
 {
 	static char paths[MATRIX_NR_DIRS][4096];
+	char why[256];
 	unsigned int i;
 	int ret, argi, d;
 	const struct gopt opts[] = {
@@ -115,6 +120,8 @@ static int parse_args(struct xcheck *x, int argc, char **argv)
 		GOPT_STRING(0, "ext4-dir", &x->dir[MATRIX_DIR_EXT4], "DIR", MATRIX_EXT4_HELP),
 		GOPT_STRING(0, "tmpfs-dir", &x->dir[MATRIX_DIR_TMPFS], "DIR", MATRIX_TMPFS_HELP),
 		GOPT_STRING(0, "ramfs-dir", &x->dir[MATRIX_DIR_RAMFS], "DIR", MATRIX_RAMFS_HELP),
+		GOPT_STRING(0, "xfs-dir", &x->dir[MATRIX_DIR_XFS], "DIR", MATRIX_XFS_HELP),
+		GOPT_STRING(0, "btrfs-dir", &x->dir[MATRIX_DIR_BTRFS], "DIR", MATRIX_BTRFS_HELP),
 		GOPT_END()
 	};
 
@@ -151,6 +158,9 @@ static int parse_args(struct xcheck *x, int argc, char **argv)
 	for (i = 0; i < BACKING_COUNT; i++) {
 		d = matrix_backing_dir(i);
 		x->file[i] = d < 0 ? NULL : paths[d];
+		x->no_fs[i] = d >= 0 && matrix_dirs[d].scratch &&
+			      lab_fs_ready(x->dir[d], matrix_dirs[d].fs, matrix_dirs[d].magic,
+					   why, sizeof(why));
 	}
 	return 0;
 }
@@ -190,6 +200,8 @@ static enum xcheck_skip not_checked(const struct xcheck *x, const struct cell *c
 	/* --matrix of a quick run: only its backings have a measured row */
 	if (x->matrix && x->matrix->quick && !matrix_quick_backing(c->backing))
 		return SKIP_QUICK;
+	if (x->no_fs[c->backing])
+		return SKIP_NO_FS;
 	if (e->by_driver)
 		return SKIP_DRIVER;
 	if (e->report.kind)
@@ -477,7 +489,7 @@ int cmd_xcheck(int argc, char **argv)
 		check_cell(&x, i);
 	kmsg_marker_mark(&x.marks, KMSG_MARK_END);
 	for (i = 0; i < BACKING_COUNT; i++)
-		if (x.file[i])
+		if (x.file[i] && !x.no_fs[i])
 			unlink(x.file[i]);
 	printf("1..%d\n# %d cells cross-checked, %d disagree\n", x.n, x.n, x.failed);
 	skipped = not_checked_report(&x);
