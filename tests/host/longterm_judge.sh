@@ -162,6 +162,34 @@ judge nosuchpolicy "$TMP/k61" "$TMP/huge" "$TMP/stock.ktap"
 tap_is "$rc $(jq -c '.summary | [.not_predicted, .all_agree]' "$TMP/j.json") $(grep -c '^# finding (unknown)' "$TMP/out")" \
 	"1 [8,false] 1" "an unknown policy: the 8 tests it decides are not predicted, exit 1, a finding"
 
+# The runs from /mnt/xfs and /mnt/btrfs (jobs/guest/matrix.sh): the same
+# 40 tests each, their local tmpfile on xfs or btrfs, which the suite
+# knows and, like ext4, expects to refuse a long-term write pin of
+# (fs_is_unknown(), fs_supports_writable_longterm_pinning()); 6.1's
+# io_uring refuses any file VMA but shmem and hugetlbfs, so stock's
+# verdicts are ext4's, test for test.
+run longterm judge --flavour test --policy stock --kernel-dir "$TMP/k61" --hugetlb "$TMP/huge" \
+	--ktap "$TMP/stock.ktap" --xfs-ktap "$TMP/stock.ktap" --btrfs-ktap "$TMP/stock.ktap" \
+	--json "$TMP/j.json"
+tap_is "$rc $(jq -c '[.summary.tests, .summary.agree, .summary.disagree, .tests[42].local_fs, .tests[42].cell.backing, .tests[82].cell.backing, .tests[74].call, ([.runs[].local_fs] | join(","))]' "$TMP/j.json")" \
+	'0 [120,120,0,"xfs","xfs-shared","btrfs-shared","EOPNOTSUPP","ext4,xfs,btrfs"]' \
+	"stock, runs from ext4, xfs and btrfs: 120 verdicts as predicted, each local tmpfile its run's file system's backing"
+run longterm judge --flavour test --policy stock --kernel-dir "$TMP/k61" --hugetlb "$TMP/huge" \
+	--ktap "$TMP/stock.ktap" --xfs-ktap "$TMP/stock.ktap" --btrfs-not-run "this kernel has no btrfs" \
+	--json "$TMP/j.json"
+tap_is "$rc $(jq -c '[.summary.tests, .summary.missing, .summary.disagree, .summary.all_agree, .runs[2].not_run]' "$TMP/j.json") $(grep -c '^# finding (not-run): no run from /mnt/btrfs: this kernel has no btrfs' "$TMP/out")" \
+	'1 [120,40,40,false,"this kernel has no btrfs"] 1' \
+	"a run that did not happen: its 40 tests missing, each a disagreement, one finding with the reason, exit 1"
+expect "--xfs-ktap and --xfs-not-run together are a usage error" 2 err "not both" -- \
+	longterm judge --policy stock --kernel-dir "$TMP/k61" --ktap "$TMP/stock.ktap" \
+	--xfs-ktap "$TMP/stock.ktap" --xfs-not-run why
+# The prediction of each local tmpfile on xfs and btrfs is ext4's twin's:
+# v7 refuses private xfs in GUP (not ok) and GUP-fast takes it (ok).
+run longterm expect --policy v7 --kernel-dir "$TMP/k61i" --hugetlb "$TMP/huge"
+tap_like "$(sed 's/^ *//' "$TMP/out" | grep -E '^(43|59|63|99|103) ' | awk '{print $1, $2, $3}' | paste -sd' ')" \
+	'^43 ok R/W 59 not ok 63 ok R/W 99 not ok 103 ok R/W$' \
+	"v7 with the ioctls, runs from xfs and btrfs: the ext4 run's verdicts for their local tmpfiles"
+
 expect "judge without --ktap is a usage error" 2 err "--ktap" -- \
 	longterm judge --policy stock --kernel-dir "$TMP/k61"
 expect "an unknown subcommand is a usage error" 2 err "unknown subcommand" -- longterm nosuch
@@ -181,5 +209,16 @@ else
 	not_ok "report --md: the table" "rc $rc"
 	sed 's/^/#   /' "$TMP/lt.md" 2>/dev/null | head -20
 fi
+
+# report with the runs from xfs and btrfs: their local tmpfile's rows
+# beside the ext4 run's, none of their other tests (the ext4 run's files).
+run longterm judge --flavour test --policy stock --kernel-dir "$TMP/k61" --hugetlb "$TMP/huge" \
+	--ktap "$TMP/stock.ktap" --xfs-ktap "$TMP/stock.ktap" --btrfs-ktap "$TMP/bad.ktap" \
+	--json "$TMP/res/stock.longterm.json"
+run longterm report --md "$TMP/lt.md" "$TMP/res"
+tap_is "$rc $(grep -c '^| .*, from /mnt/xfs |' "$TMP/lt.md") $(grep -c '^| .*, from /mnt/btrfs |' "$TMP/lt.md") $(grep -c '^| .* with memfd |' "$TMP/lt.md")" \
+	"0 10 10 10" "report --md: the runs from xfs and btrfs add their 10 local tmpfile rows each, no other"
+tap_like "$(grep -F '| io_uring fixed buffer with MAP_SHARED file mapping ... with local tmpfile, from /mnt/btrfs |' "$TMP/lt.md")" \
+	'\| not ok \*\*≠\*\* \| — \| — \|$' "report --md: a disagreement of the btrfs run is marked in its row; a flavour without that run dashed"
 
 tap_done

@@ -4,9 +4,11 @@
  * against the flavour's policy (longterm/predict.h has the model).
  *
  *   expect  each test's predicted verdict, and the matrix cell it asks
- *   judge   the guest's KTAP against the prediction: every disagreement
- *           is printed as a finding; FLAVOUR.longterm.json; exit 0 only
- *           when every verdict is the predicted one
+ *   judge   the guest's KTAP against the prediction, one per run (from
+ *           the scratch ext4, xfs and btrfs): every disagreement is
+ *           printed as a finding, and a run that did not happen fails
+ *           all its tests; FLAVOUR.longterm.json; exit 0 only when every
+ *           verdict is the predicted one
  *   report  the table test x flavour (docs/longterm.md) from results
  */
 #define _GNU_SOURCE
@@ -21,6 +23,7 @@
 #include "console/markers.h"
 #include "lib/gupdev.h"
 #include "lib/jsonfile.h"
+#include "lib/mounts.h"
 #include "lib/options.h"
 #include "lib/util.h"
 #include "longterm/judge.h"
@@ -30,11 +33,15 @@
 /* The step of the markers the guest writes around the run (lib/kmsg.h). */
 #define LT_MARK_STEP	"longterm"
 
+/* One run of the suite, from /mnt/FS: its KTAP and status, or why not run. */
+struct lt_run_opt {
+	const char *ktap, *status, *not_run;
+};
+
 struct lt_opts {
 	const char *flavour, *policy, *kdir, *hugetlb;
-	const char *ktap, *json, *reports, *console, *md, *policies;
-	int status;			/* the suite's exit status, -1: not given */
-	const char *status_str;
+	const char *json, *reports, *console, *md, *policies;
+	struct lt_run_opt run[LT_FS_COUNT];	/* ext4's: --ktap, --status */
 };
 
 /* A measured result line. */
@@ -50,14 +57,18 @@ struct lt_run {
 	struct lt_prediction pred[LT_MAX_TESTS];
 	struct lt_measured meas[LT_MAX_TESTS];
 	unsigned int nr;
-	int plan;			/* the KTAP's 1..N, -1: none */
+	/* each run judged: its tests tests[first..first+count) */
+	bool judged[LT_FS_COUNT];
+	unsigned int first[LT_FS_COUNT], count[LT_FS_COUNT];
+	int plan[LT_FS_COUNT];		/* its KTAP's 1..N, -1: none */
 	json_t *findings;
 	unsigned int nr_disagree, nr_unknown;
 };
 
 static const char * const longterm_usage[] = {
 	"gupctl longterm expect --policy P --kernel-dir DIR [--hugetlb FILE]",
-	"gupctl longterm judge --policy P --kernel-dir DIR --ktap FILE [--json FILE] [OPTIONS]",
+	"gupctl longterm judge --policy P --kernel-dir DIR --ktap FILE [--xfs-ktap FILE|--xfs-not-run WHY]",
+	"                      [--btrfs-ktap FILE|--btrfs-not-run WHY] [--json FILE] [OPTIONS]",
 	"gupctl longterm report --md FILE [--policies FILE] RESULTS_DIR",
 	"",
 	"The mm selftests' gup_longterm (6.12), predicted from the flavour's GUP policy",
@@ -92,10 +103,11 @@ static void finding(struct lt_run *r, const char *kind, int test, const char *fm
 						     json_integer(test + 1), "text", buf));
 }
 
+/* Predict the tests of the runs @r->judged[] names, in the order of enum lt_fs. */
 static int load(const char *cmd, const struct lt_opts *o, struct lt_run *r)
 {
 	char why[4200];
-	unsigned int i;
+	unsigned int i, fs;
 	int ret;
 
 	ret = lt_kernel_load(&r->k, o->policy, o->kdir, o->hugetlb, why, sizeof(why));
@@ -103,12 +115,18 @@ static int load(const char *cmd, const struct lt_opts *o, struct lt_run *r)
 		fprintf(stderr, "gupctl %s: %s\n", cmd, why);
 		return GUPCTL_EXIT_USAGE;
 	}
-	r->nr = lt_tests(&r->k, r->tests, ARRAY_SIZE(r->tests));
+	for (fs = 0; fs < LT_FS_COUNT; fs++) {
+		r->plan[fs] = -1;
+		r->first[fs] = r->nr;
+		if (r->judged[fs])
+			r->count[fs] = lt_tests(&r->k, fs, r->tests + r->nr,
+						ARRAY_SIZE(r->tests) - r->nr);
+		r->nr += r->count[fs];
+	}
 	for (i = 0; i < r->nr; i++) {
 		lt_predict(&r->k, &r->tests[i], &r->pred[i]);
 		r->meas[i].verdict = LT_MISSING;
 	}
-	r->plan = -1;
 	r->findings = json_array();
 	return 0;
 }
@@ -121,7 +139,7 @@ static const char *predicted_str(const struct lt_prediction *p)
 
 static int cmd_expect(int argc, char **argv)
 {
-	struct lt_opts o = { .status = -1 };
+	struct lt_opts o = { 0 };
 	const struct gopt opts[] = {
 		GOPT_STRING(0, "policy", &o.policy, "P", "the flavour's GUP policy (patches/flavours' gup column)"),
 		GOPT_STRING(0, "kernel-dir", &o.kdir, "DIR", "the flavour's kernel directory: src/ (its tree), build/.config"),
@@ -144,6 +162,8 @@ static int cmd_expect(int argc, char **argv)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return GUPCTL_EXIT_USAGE;
+	for (i = 0; i < LT_FS_COUNT; i++)
+		r->judged[i] = true;
 	ret = load("longterm expect", &o, r);
 	for (i = 0; !ret && i < r->nr; i++) {
 		const struct lt_prediction *p = &r->pred[i];
@@ -153,8 +173,9 @@ static int cmd_expect(int argc, char **argv)
 				 matrix_cell_str(p->matrix_index, cell + 64, sizeof(cell) - 64));
 		else
 			snprintf(cell, sizeof(cell), "no pin");
-		printf("%2u %-11s %s\n   %s%s%s\n   because %s\n", i + 1, predicted_str(p),
-		       r->tests[i].name, cell, p->cell_note ? "; " : "",
+		printf("%2u %-11s %s [run from %s]\n   %s%s%s\n   because %s\n", i + 1,
+		       predicted_str(p), r->tests[i].name, lt_fs_dir(r->tests[i].fs),
+		       cell, p->cell_note ? "; " : "",
 		       p->cell_note ?: "", p->reason);
 	}
 	json_decref(r->findings);
@@ -162,9 +183,10 @@ static int cmd_expect(int argc, char **argv)
 	return ret;
 }
 
-/* Read the guest's KTAP: each result line after its "# [RUN] " line. */
-static int read_ktap(const char *path, struct lt_run *r)
+/* Read run @fs's KTAP: each result line after its "# [RUN] " line. */
+static int read_ktap(const char *path, struct lt_run *r, enum lt_fs fs)
 {
+	unsigned int first = r->first[fs], end = first + r->count[fs];
 	char *line = NULL, name[LT_NAME_LEN] = "", *p;
 	size_t cap = 0, len;
 	unsigned int i, num;
@@ -183,7 +205,7 @@ static int read_ktap(const char *path, struct lt_run *r)
 			continue;
 		}
 		if (sscanf(line, "1..%u", &num) == 1) {
-			r->plan = num;
+			r->plan[fs] = num;
 			continue;
 		}
 		not = !strncmp(line, "not ", 4);
@@ -192,12 +214,12 @@ static int read_ktap(const char *path, struct lt_run *r)
 			continue;
 		p += 3 + strspn(p + 3, "0123456789");
 		p += strspn(p, " ");
-		for (i = 0; i < r->nr && strcmp(r->tests[i].name, name); i++)
+		for (i = first; i < end && strcmp(r->tests[i].name, name); i++)
 			;
-		if (i == r->nr) {
+		if (i == end) {
 			finding(r, "unexpected-test", -1,
-				"KTAP test %u '%s' is not one the suite runs on this kernel as the judge enumerates it (%s)",
-				num, name[0] ? name : "(no [RUN] line)", line);
+				"KTAP test %u '%s' of the run from %s is not one the suite runs on this kernel as the judge enumerates it (%s)",
+				num, name[0] ? name : "(no [RUN] line)", lt_fs_dir(fs), line);
 			r->nr_disagree++;
 			continue;
 		}
@@ -313,9 +335,10 @@ static json_t *test_json(const struct lt_run *r, unsigned int i, bool agree)
 	const struct lt_measured *m = &r->meas[i];
 	const struct lt_test *t = &r->tests[i];
 
-	return json_pack("{s:i, s:s, s:s, s:s, s:o, s:s, s:s?, s:o, s:o, s:s?, s:{s:s, s:b, s:s},"
+	return json_pack("{s:i, s:s, s:s, s:s, s:s, s:o, s:s, s:s?, s:o, s:o, s:s?, s:{s:s, s:b, s:s},"
 			 " s:{s:s, s:o, s:s}, s:o}",
 			 "index", i + 1, "name", t->name, "case", t->c->desc,
+			 "local_fs", lt_fs_name(t->fs),
 			 "backing", lt_backing_name(t->backing),
 			 "huge_kb", t->huge_kb ? json_integer(t->huge_kb) : json_null(),
 			 "suite_expects", p->should_work ? "works" : "fails", "via", p->via,
@@ -339,9 +362,17 @@ static int write_json(const char *path, json_t *doc)
 	return 0;
 }
 
+/* A run's exit status as given (--status N), null if not given or < 0. */
+static json_t *status_json(const char *status)
+{
+	int n = status ? atoi(status) : -1;
+
+	return n < 0 ? json_null() : json_integer(n);
+}
+
 static int cmd_judge(int argc, char **argv)
 {
-	struct lt_opts o = { .status = -1 };
+	struct lt_opts o = { 0 };
 	const struct gopt opts[] = {
 		GOPT_GROUP("The flavour"),
 		GOPT_STRING(0, "flavour", &o.flavour, "F", "its name, for the document"),
@@ -349,8 +380,14 @@ static int cmd_judge(int argc, char **argv)
 		GOPT_STRING(0, "kernel-dir", &o.kdir, "DIR", "its kernel directory: src/ (its tree), build/.config"),
 		GOPT_STRING(0, "hugetlb", &o.hugetlb, "FILE", "the guest's huge pages before the run: lines 'SIZE_KB NR FREE'"),
 		GOPT_GROUP("What the guest measured"),
-		GOPT_STRING(0, "ktap", &o.ktap, "FILE", "gup_longterm's output"),
-		GOPT_STRING(0, "status", &o.status_str, "N", "gup_longterm's exit status"),
+		GOPT_STRING(0, "ktap", &o.run[LT_FS_EXT4].ktap, "FILE", "gup_longterm's output, run from " LAB_EXT4_DIR),
+		GOPT_STRING(0, "status", &o.run[LT_FS_EXT4].status, "N", "its exit status"),
+		GOPT_STRING(0, "xfs-ktap", &o.run[LT_FS_XFS].ktap, "FILE", "its output run from " LAB_XFS_DIR),
+		GOPT_STRING(0, "xfs-status", &o.run[LT_FS_XFS].status, "N", "that run's exit status"),
+		GOPT_STRING(0, "xfs-not-run", &o.run[LT_FS_XFS].not_run, "WHY", "why there is no run from " LAB_XFS_DIR " (its tests fail)"),
+		GOPT_STRING(0, "btrfs-ktap", &o.run[LT_FS_BTRFS].ktap, "FILE", "its output run from " LAB_BTRFS_DIR),
+		GOPT_STRING(0, "btrfs-status", &o.run[LT_FS_BTRFS].status, "N", "that run's exit status"),
+		GOPT_STRING(0, "btrfs-not-run", &o.run[LT_FS_BTRFS].not_run, "WHY", "why there is no run from " LAB_BTRFS_DIR " (its tests fail)"),
 		GOPT_STRING(0, "reports", &o.reports, "FILE", "qemu/scan-console.sh --reports of the boot"),
 		GOPT_STRING(0, "console", &o.console, "FILE", "the boot's console (the run's markers)"),
 		GOPT_GROUP("Output"),
@@ -358,9 +395,10 @@ static int cmd_judge(int argc, char **argv)
 		GOPT_END()
 	};
 	unsigned int i, count[LT_VERDICT_COUNT] = { 0 }, nr_agree = 0, nr_or_skip = 0;
-	json_t *tests, *reports, *doc;
+	json_t *tests, *reports, *doc, *runs;
 	struct lt_run *r;
 	int ret, argi, rbad;
+	unsigned int fs;
 	bool agree;
 
 	ret = gopt_parse("longterm judge", argc, argv, opts, longterm_usage, &argi);
@@ -371,22 +409,36 @@ static int cmd_judge(int argc, char **argv)
 	ret = opts_check("longterm judge", &o);
 	if (ret)
 		return ret;
-	if (!o.ktap)
+	if (!o.run[LT_FS_EXT4].ktap)
 		return usage_error("longterm judge", "give --ktap (gup_longterm's output)");
-	if (o.status_str)
-		o.status = atoi(o.status_str);
+	for (fs = LT_FS_XFS; fs < LT_FS_COUNT; fs++)
+		if (o.run[fs].ktap && o.run[fs].not_run)
+			return usage_error("longterm judge", "give --%s-ktap or --%s-not-run, not both",
+					   lt_fs_name(fs), lt_fs_name(fs));
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return GUPCTL_EXIT_USAGE;
-	ret = load("longterm judge", &o, r) ?: read_ktap(o.ktap, r);
+	/* a run neither given nor said not run is not judged */
+	for (fs = 0; fs < LT_FS_COUNT; fs++)
+		r->judged[fs] = o.run[fs].ktap || o.run[fs].not_run;
+	ret = load("longterm judge", &o, r);
+	for (fs = 0; !ret && fs < LT_FS_COUNT; fs++)
+		if (o.run[fs].ktap)
+			ret = read_ktap(o.run[fs].ktap, r, fs);
 	if (ret) {
+		json_decref(r->findings);
 		free(r);
 		return ret;
 	}
-	if (r->plan != (int)r->nr) {
-		finding(r, "plan", -1, "the KTAP plans %d tests, the judge enumerates %u (10 cases x (3 + huge page sizes))",
-			r->plan, r->nr);
-		r->nr_disagree++;
+	for (fs = 0; fs < LT_FS_COUNT; fs++) {
+		if (o.run[fs].not_run) {
+			finding(r, "not-run", -1, "no run from %s: %s: its %u tests are missing, each a disagreement",
+				lt_fs_dir(fs), o.run[fs].not_run, r->count[fs]);
+		} else if (r->judged[fs] && r->plan[fs] != (int)r->count[fs]) {
+			finding(r, "plan", -1, "the KTAP of the run from %s plans %d tests, the judge enumerates %u (10 cases x (3 + huge page sizes))",
+				lt_fs_dir(fs), r->plan[fs], r->count[fs]);
+			r->nr_disagree++;
+		}
 	}
 	tests = json_array();
 	for (i = 0; i < r->nr; i++) {
@@ -395,12 +447,15 @@ static int cmd_judge(int argc, char **argv)
 
 		agree = lt_agrees(p, m->verdict);
 		count[m->verdict]++;
-		if (p->verdict == LT_UNKNOWN) {
+		if (o.run[r->tests[i].fs].not_run) {
+			r->nr_disagree++;	/* the run's finding says why */
+		} else if (p->verdict == LT_UNKNOWN) {
 			r->nr_unknown++;
 		} else if (!agree) {
 			r->nr_disagree++;
-			finding(r, "disagree", i, "test %u '%s': measured %s%s%s, predicted %s: %s",
-				i + 1, r->tests[i].name, lt_verdict_name(m->verdict),
+			finding(r, "disagree", i, "test %u '%s' (from %s): measured %s%s%s, predicted %s: %s",
+				i + 1, r->tests[i].name, lt_fs_dir(r->tests[i].fs),
+				lt_verdict_name(m->verdict),
 				m->text[0] ? ": " : "", m->text, predicted_str(p), p->reason);
 		} else {
 			nr_agree++;
@@ -421,22 +476,33 @@ static int cmd_judge(int argc, char **argv)
 		ret = rbad;
 		goto out;
 	}
+	runs = json_array();
+	for (fs = 0; fs < LT_FS_COUNT; fs++)
+		if (r->judged[fs])
+			json_array_append_new(runs, json_pack("{s:s, s:s, s:i, s:o, s:o, s:s?}",
+				"local_fs", lt_fs_name(fs), "dir", lt_fs_dir(fs),
+				"tests", r->count[fs],
+				"plan", r->plan[fs] < 0 ? json_null() : json_integer(r->plan[fs]),
+				"exit_status", status_json(o.run[fs].status),
+				"not_run", o.run[fs].not_run));
 	printf("# gup_longterm on %s (policy %s): %u ok, %u not ok, %u skip, %u missing; %u agree (%u by an accepted skip), %u disagree, %u not predicted\n",
 	       o.flavour ?: "?", o.policy, count[LT_OK], count[LT_NOT_OK], count[LT_SKIP],
 	       count[LT_MISSING], nr_agree, nr_or_skip, r->nr_disagree, r->nr_unknown);
 	doc = json_pack("{s:s, s:s?, s:s, s:b, s:{s:s, s:o, s:o}, s:{s:s, s:b, s:b, s:b},"
-			" s:o, s:o, s:o, s:o,"
+			" s:o, s:o, s:o, s:o, s:o,"
 			" s:{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}}",
 			"job", "matrix", "flavour", o.flavour, "policy", o.policy,
 			"policy_known", r->k.fn != NULL,
 			"suite", "name", "gup_longterm",
-			"plan", r->plan < 0 ? json_null() : json_integer(r->plan),
-			"exit_status", o.status < 0 ? json_null() : json_integer(o.status),
+			"plan", r->plan[LT_FS_EXT4] < 0 ? json_null() :
+			json_integer(r->plan[LT_FS_EXT4]),
+			"exit_status", status_json(o.run[LT_FS_EXT4].status),
 			"kernel", "source", r->k.patchlevel == 1 ? "6.1" :
 			r->k.patchlevel == 12 ? "6.12" : "other",
 			"gup_test", r->k.gup_test, "longterm_ioctls", r->k.longterm_ioctls,
 			"io_uring", r->k.io_uring,
-			"hugetlb", json_array(), "tests", tests, "kernel_reports", reports,
+			"hugetlb", json_array(), "runs", runs, "tests", tests,
+			"kernel_reports", reports,
 			"findings", json_incref(r->findings),
 			"summary", "tests", r->nr, "ok", count[LT_OK], "not_ok", count[LT_NOT_OK],
 			"skip", count[LT_SKIP], "missing", count[LT_MISSING], "agree", nr_agree,
@@ -555,6 +621,24 @@ static void longterm_policies_section(FILE *f, const char *dir)
 	free_cols(cols, nc);
 }
 
+/* A test's run: its "local_fs" (a document from before the runs: ext4). */
+static const char *test_fs(json_t *t)
+{
+	return json_string_value(json_object_get(t, "local_fs")) ?: "ext4";
+}
+
+/*
+ * The rows of the table: every test of the run from ext4, and of the runs
+ * from xfs and btrfs their local tmpfile's (their other tests are the ext4
+ * run's again: memfd, /tmp and hugetlb files; a disagreement among them
+ * is a finding all the same).
+ */
+static bool md_row(json_t *t)
+{
+	return !strcmp(test_fs(t), "ext4") ||
+	       !strcmp(json_string_value(json_object_get(t, "backing")) ?: "", "local tmpfile");
+}
+
 static void write_md(FILE *f, const char *dir, struct lt_col *cols, unsigned int nc)
 {
 	json_t *ref = NULL, *t, *s, *x;
@@ -565,7 +649,7 @@ static void write_md(FILE *f, const char *dir, struct lt_col *cols, unsigned int
 	fprintf(f, "<!-- generated by `gupctl longterm report` (make docs) from %s: do not edit -->\n\n",
 		dir);
 	fprintf(f, "The mm selftests' own test of FOLL_LONGTERM (6.12's `tools/testing/selftests/mm/gup_longterm.c`, unmodified), run in each flavour's matrix boot; each verdict beside the one `userspace/model/policy.c` predicts for the same call.  How to read it: [longterm-guide.md](longterm-guide.md).\n\n");
-	fprintf(f, "`=` the verdict is the predicted one, **≠** it is not (a finding), `?` not predicted (no policy function yet), `—` the flavour has no judgement in these results.\n\n");
+	fprintf(f, "The suite runs once from each scratch file system, `/mnt/ext4`, `/mnt/xfs` and `/mnt/btrfs`: its \"local tmpfile\" is made in the cwd.  The table has every test of the run from ext4 and the local tmpfile's tests of the other two (their other tests repeat the first run's files; a disagreement among them is in the findings).  `=` the verdict is the predicted one, **≠** it is not (a finding), `?` not predicted (no policy function yet), `—` the flavour has no judgement in these results.\n\n");
 	write_summary(f, cols, nc);
 	for (c = 0; c < nc && !ref; c++)
 		if (cols[c].doc)
@@ -579,15 +663,22 @@ static void write_md(FILE *f, const char *dir, struct lt_col *cols, unsigned int
 	fprintf(f, "\n");
 	json_array_foreach(ref, i, t) {
 		const char *name = json_string_value(json_object_get(t, "name"));
+		const char *fs = test_fs(t);
 
-		fprintf(f, "| %s |", name);
+		if (!md_row(t))
+			continue;
+		if (strcmp(fs, "ext4"))
+			fprintf(f, "| %s, from /mnt/%s |", name, fs);
+		else
+			fprintf(f, "| %s |", name);
 		for (c = 0; c < nc; c++) {
 			json_t *ts = cols[c].doc ? json_object_get(cols[c].doc, "tests") : NULL;
 			size_t j;
 
 			x = NULL;
 			json_array_foreach(ts, j, s)
-				if (!strcmp(json_string_value(json_object_get(s, "name")), name))
+				if (!strcmp(json_string_value(json_object_get(s, "name")), name) &&
+				    !strcmp(test_fs(s), fs))
 					x = s;
 			if (!x) {
 				fprintf(f, " — |");
@@ -630,7 +721,7 @@ static int append_policies_section(const char *path, const char *dir)
 
 static int cmd_report_md(int argc, char **argv)
 {
-	struct lt_opts o = { .status = -1 };
+	struct lt_opts o = { 0 };
 	const struct gopt opts[] = {
 		GOPT_STRING(0, "md", &o.md, "FILE", "write the page (docs/longterm.md) to FILE"),
 		GOPT_STRING(0, "policies", &o.policies, "FILE",

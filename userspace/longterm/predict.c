@@ -8,6 +8,7 @@
  * "6.1" lines are 6.1.192's, "6.12" lines 6.12.118's.
  */
 #include <errno.h>
+#include <linux/magic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 #include "gup_pin_test.h"
 #include "lib/gupdev.h"
 #include "lib/util.h"
+#include "lib/mounts.h"
+#include "lib/target.h"
 #include "longterm/predict.h"
 #include "model/cell.h"
 #include "model/iouring.h"
@@ -49,6 +52,25 @@ static const char * const backing_names[LT_BACKING_COUNT] = {
 	[LT_HUGETLB]	= "memfd hugetlb",
 };
 
+static const struct {
+	const char *name, *dir;
+	unsigned long magic;
+} lt_fss[LT_FS_COUNT] = {
+	[LT_FS_EXT4]	= { "ext4", LAB_EXT4_DIR, EXT4_SUPER_MAGIC },
+	[LT_FS_XFS]	= { "xfs", LAB_XFS_DIR, XFS_SUPER_MAGIC },
+	[LT_FS_BTRFS]	= { "btrfs", LAB_BTRFS_DIR, BTRFS_SUPER_MAGIC },
+};
+
+const char *lt_fs_name(enum lt_fs fs)
+{
+	return fs < LT_FS_COUNT ? lt_fss[fs].name : "?";
+}
+
+const char *lt_fs_dir(enum lt_fs fs)
+{
+	return fs < LT_FS_COUNT ? lt_fss[fs].dir : "?";
+}
+
 const char *lt_verdict_name(enum lt_verdict v)
 {
 	return v < LT_VERDICT_COUNT ? verdict_names[v] : "?";
@@ -59,7 +81,8 @@ const char *lt_backing_name(enum lt_backing b)
 	return b < LT_BACKING_COUNT ? backing_names[b] : "?";
 }
 
-unsigned int lt_tests(const struct lt_kernel *k, struct lt_test *t, unsigned int max)
+unsigned int lt_tests(const struct lt_kernel *k, enum lt_fs fs, struct lt_test *t,
+		      unsigned int max)
 {
 	unsigned int n = 0, c, b, h, nb;
 
@@ -67,6 +90,7 @@ unsigned int lt_tests(const struct lt_kernel *k, struct lt_test *t, unsigned int
 		nb = LT_HUGETLB + k->nr_huge;
 		for (b = 0; b < nb && n < max; b++, n++) {
 			t[n].index = n;
+			t[n].fs = fs;
 			t[n].c = &lt_cases[c];
 			t[n].backing = b < LT_HUGETLB ? b : LT_HUGETLB;
 			h = b - LT_HUGETLB;
@@ -85,28 +109,32 @@ unsigned int lt_tests(const struct lt_kernel *k, struct lt_test *t, unsigned int
 
 /*
  * fs_supports_writable_longterm_pinning() (gup_longterm.c:69-79): tmpfs
- * and hugetlbfs; the local tmpfile is on ext4, which the suite knows
- * (fs_is_unknown(), gup_longterm.c:52-67) and expects to refuse.
+ * and hugetlbfs; the local tmpfile is on ext4, xfs or btrfs, which the
+ * suite knows (fs_is_unknown(), gup_longterm.c:52-67) and expects to
+ * refuse.
  */
 static bool fs_supports_rw_longterm(enum lt_backing b)
 {
 	return b != LT_LOCAL;
 }
 
-/* The matrix backing of the test's file, and how the call differs. */
+/*
+ * The matrix backing of the test's file, and how the call differs.  The
+ * local tmpfile is the run's file system's file (model/cell.c's backing
+ * of that file system and mapping: ext4-shared, xfs-private...).
+ */
 static enum cell_backing cell_backing(const struct lt_test *t, const char **note)
 {
 	static const enum cell_backing shared[LT_BACKING_COUNT] = {
 		[LT_MEMFD]	= BACKING_SHMEM,
 		[LT_TMPFILE]	= BACKING_TMPFS,
-		[LT_LOCAL]	= BACKING_EXT4_SHARED,
 		[LT_HUGETLB]	= BACKING_HUGETLB,
 	};
 
 	*note = NULL;
-	if (t->c->shared || t->backing == LT_LOCAL) {
-		if (!t->c->shared)
-			return BACKING_EXT4_PRIVATE;
+	if (t->backing == LT_LOCAL)
+		return backing_find(TARGET_FILE, lt_fss[t->fs].magic, !t->c->shared, false);
+	if (t->c->shared) {
 		if (t->backing == LT_HUGETLB && t->huge_kb != 2048)
 			*note = "the matrix's hugetlb-memfd is of the default huge page size (2048 kB): it stands in for this size";
 		return shared[t->backing];

@@ -8,6 +8,8 @@
  * flavour's policy function (model/policy.h) for that cell, modelling what lies
  * between the suite and GUP (mm/gup_test.c's ioctl, io_uring's fixed
  * buffer registration), and applying the suite's own expectation.
+ * The guest runs it once from each scratch disk file system, ext4, xfs and
+ * btrfs: only its "local tmpfile" (made in the cwd) changes with the run.
  */
 #ifndef LONGTERM_H
 #define LONGTERM_H
@@ -31,14 +33,27 @@ struct lt_case {
 enum lt_backing {
 	LT_MEMFD,		/* memfd_create(): shmem */
 	LT_TMPFILE,		/* tmpfile(): /tmp, tmpfs in the guest */
-	LT_LOCAL,		/* mkstemp() next to __FILE__: the cwd, the scratch ext4 */
+	LT_LOCAL,		/* mkstemp() next to __FILE__: the cwd, the run's file system */
 	LT_HUGETLB,		/* memfd_create(MFD_HUGETLB | size) */
 	LT_BACKING_COUNT
 };
 
+/*
+ * The file system a run starts in (jobs/guest/matrix.sh: cd /mnt/FS), the
+ * one of its local tmpfile; each is one fs_is_unknown() knows
+ * (gup_longterm.c:50-67).
+ */
+enum lt_fs {
+	LT_FS_EXT4,		/* /mnt/ext4: the root image's scratch ext4 */
+	LT_FS_XFS,		/* /mnt/xfs: qemu/run.sh --fs xfs */
+	LT_FS_BTRFS,		/* /mnt/btrfs: qemu/run.sh --fs btrfs */
+	LT_FS_COUNT
+};
+
 #define LT_NR_CASES	10
 #define LT_MAX_HUGE	8
-#define LT_MAX_TESTS	(LT_NR_CASES * (LT_BACKING_COUNT - 1 + LT_MAX_HUGE))
+#define LT_RUN_TESTS	(LT_NR_CASES * (LT_BACKING_COUNT - 1 + LT_MAX_HUGE))
+#define LT_MAX_TESTS	(LT_RUN_TESTS * LT_FS_COUNT)
 #define LT_NAME_LEN	160
 
 extern const struct lt_case lt_cases[LT_NR_CASES];
@@ -62,7 +77,8 @@ struct lt_kernel {
 };
 
 struct lt_test {
-	unsigned int index;		/* 0.. in the suite's order */
+	unsigned int index;		/* 0.. in the suite's order, in its run */
+	enum lt_fs fs;			/* the run's: where its local tmpfile is */
 	const struct lt_case *c;
 	enum lt_backing backing;
 	unsigned long huge_kb;		/* LT_HUGETLB */
@@ -96,13 +112,16 @@ struct lt_prediction {
 
 const char *lt_verdict_name(enum lt_verdict v);	/* "ok", "not ok", "skip", ... */
 const char *lt_backing_name(enum lt_backing b);	/* "memfd", "tmpfile", ... */
+const char *lt_fs_name(enum lt_fs fs);		/* "ext4", "xfs", "btrfs" */
+const char *lt_fs_dir(enum lt_fs fs);		/* "/mnt/ext4", ... */
 
 /*
- * Every test the suite runs on a kernel offering @k's huge page sizes, in
- * its order (each case: memfd, tmpfile, local tmpfile, then each huge
- * page size).  Returns how many were written to @t (at most @max).
+ * Every test the suite runs from @fs on a kernel offering @k's huge page
+ * sizes, in its order (each case: memfd, tmpfile, local tmpfile, then each
+ * huge page size).  Returns how many were written to @t (at most @max).
  */
-unsigned int lt_tests(const struct lt_kernel *k, struct lt_test *t, unsigned int max);
+unsigned int lt_tests(const struct lt_kernel *k, enum lt_fs fs, struct lt_test *t,
+		      unsigned int max);
 
 /* The prediction for @t on @k. */
 void lt_predict(const struct lt_kernel *k, const struct lt_test *t,
