@@ -3,7 +3,8 @@
 # runs jobs/guest/matrix.sh: `gupctl matrix` (KTAP into the results, a
 # marker per cell on /dev/kmsg, the cells as JSON), the cross-check with
 # the kernel's own gup_test, and the mm selftests' gup_longterm (6.12's,
-# unmodified); on the host `gupctl report --collect` attributes every
+# unmodified) from each of the scratch ext4, xfs and btrfs (the boot
+# makes fresh xfs and btrfs images: qemu/run.sh --fs); on the host `gupctl report --collect` attributes every
 # kernel report on the console to its cell and writes the flavour's
 # document, and `gupctl longterm judge` holds each gup_longterm verdict
 # against the one the flavour's policy predicts.
@@ -18,8 +19,8 @@
 # fails); 1 otherwise; 2 usage error.
 #
 #   jobs/matrix.sh [--quick] [--results DIR] [FLAVOUR...]
-# --quick        the quick subset (gupctl matrix --quick: five backings of
-#                eleven), for make check; docs.sh makes no page of it
+# --quick        the quick subset (gupctl matrix --quick: six backings of
+#                nineteen), for make check; docs.sh makes no page of it
 # --results DIR  write the run there, move no latest link (default: a new
 #                directory under results/matrix/, then results/matrix/latest)
 # FLAVOUR...     the flavours to run (default: every one in patches/flavours)
@@ -77,7 +78,7 @@ matrix_flavour() {
 	fi
 	set +e
 	job_boot "$tmp/$f.runner" --flavour "$f" --timeout 1500 --raw-trace \
-		--files "$stage" --out "$tmp/$f.run" --results "$guest_out" \
+		--fs xfs --fs btrfs --files "$stage" --out "$tmp/$f.run" --results "$guest_out" \
 		--report "$tmp/$f.report" --env "MATRIX_QUICK=$quick" \
 		--exec 'bash /lab/guest/matrix.sh'
 	status=$?
@@ -131,6 +132,17 @@ matrix_flavour() {
 			--ktap "$out/$f.gup_longterm.ktap" --json "$out/$f.longterm.json"
 			--status "$(cat "$guest_out/gup_longterm.status" 2>/dev/null || echo -1)")
 		[ ! -s "$guest_out/longterm.hugetlb" ] || judge+=(--hugetlb "$guest_out/longterm.hugetlb")
+		# the runs from the scratch xfs and btrfs, or why each did not run
+		for fs in xfs btrfs; do
+			if [ -s "$guest_out/gup_longterm.$fs.ktap" ]; then
+				cp "$guest_out/gup_longterm.$fs.ktap" "$out/$f.gup_longterm.$fs.ktap"
+				judge+=("--$fs-ktap" "$out/$f.gup_longterm.$fs.ktap" "--$fs-status"
+					"$(cat "$guest_out/gup_longterm.$fs.status" 2>/dev/null || echo -1)")
+			else
+				judge+=("--$fs-not-run" "$(cat "$guest_out/gup_longterm.$fs.notrun" 2>/dev/null ||
+					echo "no KTAP came back from the run in /mnt/$fs")")
+			fi
+		done
 		[ ! -s "$tmp/$f.reports.json" ] ||
 			judge+=(--reports "$tmp/$f.reports.json" --console "$out/$f.console.log")
 		set +e

@@ -1,6 +1,11 @@
 #!/bin/bash
 # The guest half of `make matrix` (jobs/matrix.sh), run in the guest as
 # `bash /lab/guest/matrix.sh`.  Steps:
+#   0. mount the scratch xfs and btrfs at /mnt/xfs and /mnt/btrfs
+#      (jobs/guest/disks.sh; the boot's qemu/run.sh --fs xfs --fs btrfs);
+#      one that cannot be (no disk, or the kernel lacks it) leaves its
+#      matrix cells not run, each a failure that says why, and its
+#      gup_longterm run not run, the reason in /lab/out/gup_longterm.FS.notrun;
 #   1. load gup_pin_test.ko;
 #   2. gupctl matrix: a marker per cell on /dev/kmsg ("gup-lab: matrix
 #      cell N", gupctl's kmsg_mark()), the KTAP to /lab/out/matrix.ktap
@@ -9,9 +14,13 @@
 #      (the host fails a flavour whose GUP_LAB_POLICY is not that one);
 #   3. gupctl xcheck: the kernel's own gup_test against that JSON;
 #   4. rmmod;
-#   5. the mm selftests' gup_longterm (6.12's), between the markers
-#      "gup-lab: longterm cell 1" and "gup-lab: longterm end" (every job's
-#      marker format, lib/kmsg.h: the suite is the step's one cell).
+#   5. the mm selftests' gup_longterm (6.12's), once from each disk file
+#      system, whose "local tmpfile" it makes in the cwd: /mnt/ext4 (cell
+#      1, /lab/out/gup_longterm.ktap and .status), /mnt/xfs (cell 2,
+#      gup_longterm.xfs.*), /mnt/btrfs (cell 3, gup_longterm.btrfs.*), each
+#      after its marker "gup-lab: longterm cell N", then "gup-lab: longterm
+#      end" (every job's marker format, lib/kmsg.h);
+#   6. unmount xfs and btrfs.
 # Inputs (environment): GUP_LAB_FLAVOUR and GUP_LAB_POLICY (qemu/run.sh
 # exports them), MATRIX_QUICK (true: gupctl matrix --quick, make check's
 # subset; false: every cell).  Staged beside it by rootfs/stage-guest.sh:
@@ -23,6 +32,14 @@
 set -u
 # shellcheck source=module.sh
 . "${0%/*}/module.sh"	# no dirname: a command costs 50-100 ms under TCG
+# shellcheck source=disks.sh
+. "${0%/*}/disks.sh"
+
+# The scratch xfs and btrfs; why not, for the ones that cannot be mounted.
+for fs in xfs btrfs; do
+	scratch_mount "$fs" 2>"/lab/out/mount.$fs.err" ||
+		echo "# $fs: not mounted: $(cat "/lab/out/mount.$fs.err")"
+done
 
 quick=()
 [ "${MATRIX_QUICK:?MATRIX_QUICK: true or false}" = false ] || quick=(--quick)
@@ -60,11 +77,24 @@ for h in /sys/kernel/mm/hugepages/hugepages-*kB; do
 	size=${h##*/hugepages-}
 	echo "${size%kB} $(cat "$h/nr_hugepages") $(cat "$h/free_hugepages")"
 done >/lab/out/longterm.hugetlb 2>/dev/null
-# It runs from the scratch ext4, its "local file system" (it makes its
-# file next to its relative __FILE__: the cwd).
-echo "gup-lab: longterm cell 1" >/dev/kmsg
-(cd /mnt/ext4 && /lab/bin/gup_longterm) >/lab/out/gup_longterm.ktap 2>&1
-echo $? >/lab/out/gup_longterm.status
+# It runs from each scratch file system, its "local file system" (it
+# makes that file next to its relative __FILE__: the cwd); the ext4 run's
+# files keep their names.
+n=0
+for fs in ext4 xfs btrfs; do
+	n=$((n + 1))
+	out=/lab/out/gup_longterm.$fs
+	[ "$fs" != ext4 ] || out=/lab/out/gup_longterm
+	if ! mountpoint -q "/mnt/$fs"; then
+		{ cat "/lab/out/mount.$fs.err" 2>/dev/null || true; } >"$out.notrun"
+		[ -s "$out.notrun" ] || echo "/mnt/$fs is not mounted" >"$out.notrun"
+		continue
+	fi
+	echo "gup-lab: longterm cell $n" >/dev/kmsg
+	(cd "/mnt/$fs" && /lab/bin/gup_longterm) >"$out.ktap" 2>&1
+	echo $? >"$out.status"
+done
 echo "gup-lab: longterm end" >/dev/kmsg
+scratch_umount
 
 [ $status -eq 0 ] && [ $xstatus -eq 0 ]

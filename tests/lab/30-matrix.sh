@@ -1,12 +1,14 @@
 #!/bin/bash
 # The GUP matrix's quick subset on every flavour (jobs/matrix.sh --quick,
-# the job of `make matrix` on five backings of eleven, into a results
+# the job of `make matrix` on six backings of nineteen, btrfs-shared among
+# them (the boot's scratch btrfs must be mounted), into a results
 # directory of its own): every cell must meet the
 # expectation its flavour's policy derives, every kernel report on the
 # console must be a WARNING a cell's policy expects (each such cell must
 # get its own), the kernel's own gup_test must agree, transparent huge
 # page backings must have pinned a huge page, every gup_longterm verdict
-# must be the one the flavour's policy predicts, and the job must write
+# must be the one the flavour's policy predicts in each of its runs (from
+# the scratch ext4, xfs and btrfs), and the job must write
 # its results directory (docs/results.md) and nothing tracked.  Every figure
 # is read from the results by field name (jq); the shape of the matrix
 # from the document itself, never from a second copy of it here.
@@ -21,11 +23,15 @@ links() {
 # Before the run, from the code: the cells --quick leaves out, per policy
 # (userspace/model/cell.c, matrix_quick_backing()).
 make -s -C userspace
-declare -A left_out
+declare -A left_out btrfs_run
 for f in $(all_flavours); do
 	p=$(flavour_field "$f" 3)
-	[ -n "${left_out[$p]:-}" ] || left_out[$p]=$(userspace/gupctl matrix --flavour "$f" \
-		--policy "$p" --expect --quick | grep -c 'not in the quick subset')
+	[ -z "${left_out[$p]:-}" ] || continue
+	userspace/gupctl matrix --flavour "$f" --policy "$p" --expect --quick >"$work/expect.$p"
+	left_out[$p]=$(grep -c 'not in the quick subset' "$work/expect.$p")
+	# the btrfs-shared cells the quick run runs (not not-run)
+	btrfs_run[$p]=$(awk -F'\t' '{ split($2, c, " ") } c[3] == "btrfs-shared" && $3 !~ /^not-run/' \
+		"$work/expect.$p" | wc -l)
 done
 
 tree_before=$(git status --porcelain)
@@ -70,6 +76,8 @@ facts() {
 		said_by: ([.cells[] | select((.expected.by == "driver" or .expected.by == "kernel") and
 			has("expected") and (.expected | has("kernel_report")))] | length),
 		na: ([.cells[] | select(.expected.outcome == "not-run")] | length),
+		btrfs_ran: ([.cells[] | select(.backing == "btrfs-shared" and
+			.measured.outcome != "not-run")] | length),
 		ran: ([.cells[] | select(.expected.outcome != "not-run")] | length),
 		na_said: ([.cells[] | select(.expected.outcome == "not-run" and
 			.measured.outcome == "not-run" and (.expected.reason | length) > 0)] | length),
@@ -99,6 +107,9 @@ for f in $(all_flavours); do
 	nq=${left_out[$(flavour_field "$f" 3)]}
 	tap_is "$(fact .left_out)" "$nq" \
 		"$f: the $nq cells gupctl matrix --expect --quick leaves out are not run, and say why"
+	nb=${btrfs_run[$(flavour_field "$f" 3)]}
+	tap_is "$(fact .btrfs_ran)" "$nb" \
+		"$f: the scratch btrfs was mounted: the $nb btrfs-shared cells of the quick subset ran"
 	kp=$(fact .kernel_policy)
 	tap_is "${kp%% *}" "$(flavour_field "$f" 3)" \
 		"$f: the kernel's own GUP policy, read in the guest, is patches/flavours' ($kp)"
@@ -134,12 +145,19 @@ for f in $(all_flavours); do
 		"$f: the console shows a marker before each of the $ran cells run"
 	tap_is "$(grep -cE '^(not )?ok [0-9]+ ' "$res/$f.ktap" 2>/dev/null || true)" "$n" \
 		"$f: FLAVOUR.ktap holds the guest's KTAP, one line per cell"
-	# gup_longterm: its KTAP, and a judgement with one entry per test of its plan.
+	# gup_longterm: its KTAP from each file system, and a judgement with
+	# one entry per test of each run's plan.
 	lt=$res/$f.longterm.json
-	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$res/$f.gup_longterm.ktap" 2>/dev/null | head -1)
-	tap_like "${plan:-none}" '^[1-9][0-9]*$' "$f: FLAVOUR.gup_longterm.ktap holds gup_longterm's KTAP (plan ${plan:-none})"
-	tap_is "$(jq -r '[.flavour, .policy, (.tests | length), .summary.missing] | map(tostring) | join(" ")' "$lt" 2>&1)" \
-		"$f $(flavour_field "$f" 3) ${plan:-?} 0" "$f: FLAVOUR.longterm.json judges every test of the plan, none missing"
+	plans=''
+	for k in gup_longterm gup_longterm.xfs gup_longterm.btrfs; do
+		plans+=" $(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$res/$f.$k.ktap" 2>/dev/null | head -1)"
+	done
+	plan=$(awk '{ print $1 }' <<<"$plans")
+	tap_like "${plans# }" '^([1-9][0-9]*) \1 \1$' \
+		"$f: FLAVOUR.gup_longterm{,.xfs,.btrfs}.ktap hold gup_longterm's KTAP of each run, the same plan (${plans# })"
+	tap_is "$(jq -r '[.flavour, .policy, (.tests | length), .summary.missing, ([.runs[].local_fs] | join(","))] | map(tostring) | join(" ")' "$lt" 2>&1)" \
+		"$f $(flavour_field "$f" 3) $((3 * ${plan:-0})) 0 ext4,xfs,btrfs" \
+		"$f: FLAVOUR.longterm.json judges every test of each run's plan, none missing"
 	tap_is "$(jq -c '.summary | [.disagree, .all_agree]' "$lt" 2>&1)" "[0,true]" \
 		"$f: every gup_longterm verdict is the one the policy predicts"
 	jq -r '.findings[] | select(.kind != "suite") | "#   \(.kind): \(.text)"' "$lt" 2>/dev/null | sed -n 1,10p
