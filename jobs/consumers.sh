@@ -2,29 +2,35 @@
 # `make consumers`: the kernel's own GUP users (process_vm_writev/readv,
 # /proc/PID/mem, PTRACE_POKEDATA, O_DIRECT, vmsplice, io_uring fixed
 # buffers; AF_XDP, RDMA on rxe and siw, uprobes where the kernel has them:
-# the net, rdma and uprobes overlays) on every backing and page state, per
-# flavour, one boot each.
+# the net, rdma and uprobes overlays) on every backing and page state, the
+# file backings on ext4, xfs and btrfs, per flavour, one boot each.
 # A flat list of steps; every expectation and judgement is gupctl's
 # (userspace/consumers/: cells.c's expectations, judge.c):
 #   1. stage the guest's gupctl (no driver: the interfaces are the kernel's),
 #      and gupctl-rdma, the build with libibverbs for the RDMA cells;
-#   2. boot the flavour once (jobs/guest/consumers.sh): `gupctl
-#      consumers run`, a marker per cell on /dev/kmsg, measurements as JSON;
-#   3. read every cell's ext4 file back from the scratch image on the host
-#      (debugfs rdump, no mount: the guest's page cache cannot fool it),
-#      list the console's kernel reports (qemu/scan-console.sh --reports);
+#   2. boot the flavour once with a fresh scratch xfs and btrfs beside the
+#      ext4 (qemu/run.sh --fs xfs --fs btrfs; jobs/guest/consumers.sh
+#      mounts them): `gupctl consumers run`, a marker per cell on
+#      /dev/kmsg, measurements as JSON;
+#   3. read every cell's file back on the host from the image of the file
+#      system it is on (qemu/read-image.sh ext4|xfs|btrfs: debugfs,
+#      xfs_db, btrfs restore, never a mount: the guest's page cache cannot
+#      fool it) into FLAVOUR.disk/consumers/N.dat, list the console's
+#      kernel reports (qemu/scan-console.sh --reports);
 #   4. `gupctl consumers judge`: FLAVOUR.json and FLAVOUR.ktap in the
 #      results directory (docs/results.md), each cell against the
 #      expectation its flavour's policy gives; an interface whose kernel
-#      option the flavour's .config lacks is expected not to run (KTAP SKIP).
+#      option (or whose file system's option) the flavour's .config lacks
+#      is expected not to run (KTAP SKIP).
 # Exit status: 0 when every flavour ran and every cell is as expected with
 # no kernel report but the expected ones; 1 otherwise; 2 usage error.  The
 # last line is "results: PATH".
 #
-#   jobs/consumers.sh [--quick] [--results DIR] [FLAVOUR...]
+#   jobs/consumers.sh [--quick] [--results DIR] [--flavour F]... [FLAVOUR...]
 # --quick        the quick subset (gupctl consumers expect --quick), for make check
 # --results DIR  write the run there, move no latest link (default: a new
 #                directory under results/consumers/, then .../latest)
+# --flavour F    run F (repeatable; the same as naming it after the options)
 # FLAVOUR...     the flavours to run (default: every one in patches/flavours,
 #                each with the overlays net, rdma and uprobes, so that every
 #                interface runs: stock+net+rdma+uprobes...); a name without
@@ -36,7 +42,7 @@ set -euo pipefail
 . "$LAB_ROOT/jobs/lib.sh"
 
 usage() {
-	sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 quick=() results='' flavours=()
@@ -44,6 +50,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=(--quick) ;;
 	--results) results=${2:?--results needs a DIR}; shift ;;
+	--flavour) flavours+=("${2:?--flavour needs a FLAVOUR}"); shift ;;
 	-h | --help) usage; exit 0 ;;
 	-*) echo "jobs/consumers.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) flavours+=("$1") ;;
@@ -71,7 +78,7 @@ out=$RESULTS_DIR
 stage=$tmp/stage
 mkdir -p "$stage/bin" "$stage/guest"
 cp "$LAB_ROOT/userspace/gupctl-guest" "$stage/bin/gupctl"
-cp "$LAB_ROOT/jobs/guest/consumers.sh" "$stage/guest/"
+cp "$LAB_ROOT/jobs/guest/consumers.sh" "$LAB_ROOT/jobs/guest/disks.sh" "$stage/guest/"
 # Built where libibverbs-dev is (userspace/Makefile); without it the RDMA
 # cells say so and do not run.
 [ ! -x "$LAB_ROOT/userspace/gupctl-rdma" ] ||
@@ -89,7 +96,7 @@ consumers_flavour() {
 	echo "# consumers: $f (policy $policy)"
 	set +e
 	job_boot "$tmp/$f.runner" --flavour "$f" --allow-kernel-reports --timeout 900 --raw-trace \
-		--files "$stage" --out "$run" --results "$guest_out" \
+		--fs xfs --fs btrfs --files "$stage" --out "$run" --results "$guest_out" \
 		--report "$tmp/$f.report" \
 		--env "CONSUMERS_QUICK=$([ ${#quick[@]} -gt 0 ] && echo true || echo false)" \
 		--exec 'bash /lab/guest/consumers.sh'
@@ -98,11 +105,24 @@ consumers_flavour() {
 	verdict=$(jq -r '.kernel_verdict // empty' "$tmp/$f.report" 2>/dev/null || true)
 	cp "$run/console.log" "$out/$f.console.log" 2>/dev/null || true
 	cp "$guest_out/consumers.json" "$out/$f.guest.json" 2>/dev/null || true
-	# The cells' ext4 files as the disk holds them.
-	mkdir -p "$out/$f.disk"
-	if [ -f "$run/scratch.img" ]; then
-		debugfs -R "rdump /consumers $out/$f.disk" "$run/scratch.img" >/dev/null 2>&1 || true
-	fi
+	# The cells' files as the disks hold them, each from the image of its
+	# file system (the guest's /mnt/TYPE/consumers/N.dat is the image's
+	# /consumers/N.dat), three reads at a time (a read is 0.1-0.4 s of
+	# debugfs, xfs_db or btrfs restore); one the tool cannot read is left
+	# out (the judge says "missing").
+	mkdir -p "$out/$f.disk/consumers"
+	# shellcheck disable=SC2016 # sh -c's own arguments
+	[ ! -s "$out/$f.guest.json" ] ||
+	jq -r '.cells[].file // empty' "$out/$f.guest.json" |
+		sed -nE 's#^/mnt/(ext4|xfs|btrfs)(/consumers/[0-9]+\.dat)$#\1 \2#p' |
+		while read -r fs path; do
+			img=$(jq -r --arg fs "$fs" '.images[$fs] // empty' "$tmp/$f.report" 2>/dev/null || true)
+			[ -z "$img" ] || printf '%s\n' "$fs" "$img" "$path" "$out/$f.disk$path"
+		done |
+		xargs -r -d '\n' -n 4 -P 3 sh -c '"$0" "$1" "$2" "$3" >"$4" || rm -f "$4"' \
+			"$LAB_ROOT/qemu/read-image.sh" 2>>"$tmp/$f.read-image" || true
+	[ ! -s "$tmp/$f.read-image" ] ||
+		echo "# $f: some cells' files could not be read from their images; the first: $(head -1 "$tmp/$f.read-image")"
 	judge=(--flavour "$f" --policy "$policy" "${quick[@]}" --src "$(flavour_dir "$f")/src"
 		--config "$(flavour_dir "$f")/build/.config"
 		--input-hash "$(flavour_key "$f")" --kernel-verdict "${verdict:-none}"

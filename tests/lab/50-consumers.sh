@@ -6,7 +6,9 @@
 # predict show up by name: on gup-v1 PTRACE_POKEDATA into a read-only
 # MAP_PRIVATE file mapping (a debugger's breakpoint) fails with EIO and
 # seed 005's WARNING, and an O_DIRECT read into an untouched MAP_SHARED
-# ext4 page fails with EFAULT where stock moves the bytes onto the disk.
+# ext4, xfs or btrfs page fails with EFAULT where stock moves the bytes
+# onto the disk the host reads from that file system's image.  Every xfs
+# and btrfs cell measures what its ext4 twin measures.
 # Every field is read from the results' JSON by name.  The interfaces of
 # the overlays (AF_XDP, RDMA, uprobes), which these kernels lack, are
 # SKIPs with the missing option named; the main job runs them
@@ -78,4 +80,29 @@ tap_is "$(cell gup-v1 o-direct-read ext4-shared write-faulted .verdict)" "ok" \
 	"gup-v1: ... but ok once the page is write-faulted (GUP-fast takes the writable PTE)"
 tap_is "$(cell stock o-direct-read ext4-shared untouched '"\(.verdict) \(.measured.disk)"')" "ok new" \
 	"stock: the O_DIRECT read's bytes are on the disk the host reads"
+for fs in xfs btrfs; do
+	tap_is "$(cell stock o-direct-read "$fs-shared" untouched '"\(.verdict) \(.measured.disk)"')" "ok new" \
+		"stock: ... and on the $fs disk, read from its image (qemu/read-image.sh $fs)"
+	tap_is "$(cell gup-v1 o-direct-read "$fs-shared" untouched .verdict)" "WARN EFAULT" \
+		"gup-v1: an O_DIRECT read into an untouched MAP_SHARED $fs page: WARN EFAULT, as on ext4"
+done
+
+# Every xfs and btrfs cell that ran against its ext4 twin (the same
+# interface, mapping and state): the same verdict and read-backs.
+for f in "${flavours[@]}"; do
+	differ=$(jq -r '[.cells[] | select(.measured.outcome != "not-run")] as $ran |
+		[.cells[] | {k: "\(.interface) \(.backing | sub("^[a-z0-9]+-"; "")) \(.state)",
+			fs: (.backing | split("-")[0]),
+			v: "\(.verdict) \(.measured.mapping) \(.measured.file) \(.measured.disk) \(.measured.read)"}]
+		| map(select(.fs == "ext4")) as $ext4 |
+		[$ran[] | select(.backing | test("^(xfs|btrfs)-")) |
+			{k: "\(.interface) \(.backing | sub("^[a-z0-9]+-"; "")) \(.state)",
+			 n: "\(.interface) \(.backing) \(.state)",
+			 v: "\(.verdict) \(.measured.mapping) \(.measured.file) \(.measured.disk) \(.measured.read)"} |
+			. as $c | select(([$ext4[] | select(.k == $c.k) | .v] | first) != $c.v) | .n] |
+		join(", ")' "$res/$f.json")
+	ntw=$(jq '[.cells[] | select(.measured.outcome != "not-run" and (.backing | test("^(xfs|btrfs)-")))] | length' \
+		"$res/$f.json")
+	tap_is "$differ" "" "$f: each of the $ntw xfs and btrfs cells that ran measured what its ext4 twin measured"
+done
 tap_done

@@ -208,25 +208,131 @@ const struct consumer consumers[CONS_COUNT] = {
 #undef L
 #undef F
 
-/* The backings a consumer cell is made on, in order. */
-static const enum cell_backing cons_backings[] = {
-	BACKING_ANON, BACKING_SHMEM, BACKING_HUGETLB, BACKING_EXT4_SHARED,
-	BACKING_EXT4_PRIVATE, BACKING_RAMFS, BACKING_EXT4_PRIVATE_RO,
+const struct consumer_fs consumer_fss[CONS_FS_COUNT] = {
+	[CONS_FS_EXT4] = {
+		.name = "ext4", .magic = EXT4_SUPER_MAGIC,
+		.mount = "/mnt/ext4", .dir = "/mnt/ext4/consumers",
+		.mounted_by = "the root image's fstab mounts the scratch ext4 there",
+		.vm_ops = {
+			[CONS_SRC_61] = "the file is on ext4: ext4_file_mmap() sets vma->vm_ops = &ext4_file_vm_ops whatever the mapping type (fs/ext4/file.c:789), whose .page_mkwrite = ext4_page_mkwrite (fs/ext4/file.c:765)",
+			[CONS_SRC_612] = "the file is on ext4: ext4_file_mmap() sets vma->vm_ops = &ext4_file_vm_ops whatever the mapping type (fs/ext4/file.c:809), whose .page_mkwrite = ext4_page_mkwrite (fs/ext4/file.c:786)",
+		},
+	},
+	[CONS_FS_XFS] = {
+		.name = "xfs", .magic = XFS_SUPER_MAGIC,
+		.mount = "/mnt/xfs", .dir = "/mnt/xfs/consumers",
+		.mounted_by = "jobs/guest/consumers.sh mounts the disk of qemu/run.sh --fs xfs there",
+		.config = "CONFIG_XFS_FS",
+		.vm_ops = {
+			[CONS_SRC_61] = "the file is on xfs: xfs_file_mmap() sets vma->vm_ops = &xfs_file_vm_ops whatever the mapping type (fs/xfs/xfs_file.c:1468), whose .page_mkwrite = xfs_filemap_page_mkwrite (fs/xfs/xfs_file.c:1448), as ext4_file_vm_ops has ext4_page_mkwrite: the policies answer as for the ext4 twin",
+			[CONS_SRC_612] = "the file is on xfs: xfs_file_mmap() sets vma->vm_ops = &xfs_file_vm_ops whatever the mapping type (fs/xfs/xfs_file.c:1580), whose .page_mkwrite = xfs_filemap_page_mkwrite (fs/xfs/xfs_file.c:1560), as ext4_file_vm_ops has ext4_page_mkwrite: the policies answer as for the ext4 twin",
+		},
+	},
+	[CONS_FS_BTRFS] = {
+		.name = "btrfs", .magic = BTRFS_SUPER_MAGIC,
+		.mount = "/mnt/btrfs", .dir = "/mnt/btrfs/consumers",
+		.mounted_by = "jobs/guest/consumers.sh mounts the disk of qemu/run.sh --fs btrfs there",
+		.config = "CONFIG_BTRFS_FS",
+		.vm_ops = {
+			[CONS_SRC_61] = "the file is on btrfs: btrfs_file_mmap() sets vma->vm_ops = &btrfs_file_vm_ops whatever the mapping type (fs/btrfs/file.c:2027), whose .page_mkwrite = btrfs_page_mkwrite (fs/btrfs/file.c:2016), as ext4_file_vm_ops has ext4_page_mkwrite: the policies answer as for the ext4 twin",
+			[CONS_SRC_612] = "the file is on btrfs: btrfs_file_mmap() sets vma->vm_ops = &btrfs_file_vm_ops whatever the mapping type (fs/btrfs/file.c:2030), whose .page_mkwrite = btrfs_page_mkwrite (fs/btrfs/file.c:2019), as ext4_file_vm_ops has ext4_page_mkwrite: the policies answer as for the ext4 twin",
+		},
+	},
 };
+
+const struct consumer_fs *consumer_fs_of(enum cell_backing backing)
+{
+	const struct backing_spec *b = backing_spec(backing);
+	unsigned int i;
+
+	for (i = 0; b && b->kind == TARGET_FILE && i < CONS_FS_COUNT; i++)
+		if (b->fs_magic == consumer_fss[i].magic)
+			return &consumer_fss[i];
+	return NULL;
+}
+
+/*
+ * The model's backing of a file on @fs mapped so (model/cell.c), or
+ * BACKING_COUNT when it has none.
+ */
+static enum cell_backing fs_backing(const struct consumer_fs *fs, bool private,
+				    bool read_only)
+{
+	unsigned int b;
+
+	for (b = 0; b < BACKING_COUNT; b++) {
+		const struct backing_spec *s = backing_spec(b);
+
+		if (s->kind == TARGET_FILE && s->fs_magic == fs->magic && !s->thp &&
+		    s->private == private && s->read_only == read_only)
+			return b;
+	}
+	return BACKING_COUNT;
+}
+
+int consumer_ext4_twin(const struct consumer_cell *c, struct consumer_cell *twin)
+{
+	const struct backing_spec *b = backing_spec(c->backing);
+	enum cell_backing t;
+
+	if (!consumer_fs_of(c->backing))
+		return -ENOENT;
+	t = fs_backing(&consumer_fss[CONS_FS_EXT4], b->private, b->read_only);
+	if (t == BACKING_COUNT)
+		return -ENOENT;
+	*twin = (struct consumer_cell){ c->iface, t, c->state };
+	return 0;
+}
+
+/*
+ * The backings a consumer cell is made on, in order: memory, each disk
+ * file system's MAP_SHARED file (ext4, xfs, btrfs), their MAP_PRIVATE
+ * one, ramfs, their read-only MAP_PRIVATE one.  The file backings are the
+ * model's, found by what they are (model/cell.c's backing_spec()); a
+ * twin the model lacks is left out, and tests/host/consumers_judge.sh
+ * fails on it.  Returns how many were written to @out (BACKING_COUNT).
+ */
+static unsigned int cons_backings(enum cell_backing *out)
+{
+	static const struct { bool private, read_only; } maps[] = {
+		{ false, false }, { true, false }, { true, true },
+	};
+	static const enum cell_backing memory[] = {
+		BACKING_ANON, BACKING_SHMEM, BACKING_HUGETLB,
+	};
+	unsigned int n = 0, m, i;
+	enum cell_backing b;
+
+	for (i = 0; i < ARRAY_SIZE(memory); i++)
+		out[n++] = memory[i];
+	for (m = 0; m < ARRAY_SIZE(maps); m++) {
+		if (maps[m].read_only)
+			out[n++] = BACKING_RAMFS;
+		for (i = 0; i < CONS_FS_COUNT; i++) {
+			b = fs_backing(&consumer_fss[i], maps[m].private, maps[m].read_only);
+			if (b != BACKING_COUNT)
+				out[n++] = b;
+		}
+	}
+	return n;
+}
 
 /*
  * The read-only MAP_PRIVATE mapping: only where FOLL_FORCE makes a write.
- * The uprobes: a program on ext4, its data (the semaphore, MAP_PRIVATE
- * writable) for the reference counter, its text (read-only) for the plain
- * uprobe.
+ * The uprobes: a program on a disk file system, its data (the semaphore,
+ * MAP_PRIVATE writable) for the reference counter, its text (read-only)
+ * for the plain uprobe.
  */
 static bool cons_backing_applies(enum consumer_iface i, enum cell_backing b)
 {
+	const struct backing_spec *s = backing_spec(b);
+	bool disk = consumer_fs_of(b) != NULL;
+
 	if (i == CONS_UPROBE_REFCTR)
-		return b == BACKING_EXT4_PRIVATE;
+		return disk && s->private && !s->read_only;
 	if (i == CONS_UPROBE)
-		return b == BACKING_EXT4_PRIVATE_RO;
-	if (b != BACKING_EXT4_PRIVATE_RO)
+		return disk && s->private && s->read_only;
+	if (!(s->kind == TARGET_FILE && s->private && s->read_only))
 		return true;
 	return i == CONS_PTRACE_POKE || i == CONS_PROCMEM_WRITE;
 }
@@ -234,12 +340,17 @@ static bool cons_backing_applies(enum consumer_iface i, enum cell_backing b)
 /*
  * make check's subset: per interface, anonymous memory and ext4
  * MAP_SHARED untouched, ext4 MAP_SHARED write-faulted (GUP-fast takes a
- * writable PTE), and the read-only MAP_PRIVATE mapping untouched; the
- * uprobes untouched.
+ * writable PTE), and the read-only MAP_PRIVATE ext4 mapping untouched;
+ * the uprobes untouched on ext4; of the xfs and btrfs twins, the
+ * MAP_SHARED file untouched (a write fault through their page_mkwrite).
  */
 static bool cons_cell_quick(enum consumer_iface i, enum cell_backing b,
 			    enum cell_state s)
 {
+	const struct consumer_fs *fs = consumer_fs_of(b);
+
+	if (fs && fs != &consumer_fss[CONS_FS_EXT4])
+		return !backing_spec(b)->private && s == STATE_NONE;
 	/* a program's pages: its semaphore or text untouched before the probe */
 	if (i == CONS_UPROBE_REFCTR || i == CONS_UPROBE)
 		return s == STATE_NONE;
@@ -256,13 +367,15 @@ static bool cons_cell_quick(enum consumer_iface i, enum cell_backing b,
 
 unsigned int consumer_cells(bool quick, struct consumer_cell *c, unsigned int max)
 {
-	unsigned int n = 0, i, b, s;
+	enum cell_backing backings[BACKING_COUNT];
+	unsigned int n = 0, nb, i, b, s;
 	const char *why;
 
+	nb = cons_backings(backings);
 	for (i = 0; i < CONS_COUNT; i++)
-		for (b = 0; b < ARRAY_SIZE(cons_backings); b++)
+		for (b = 0; b < nb; b++)
 			for (s = 0; s < STATE_COUNT; s++) {
-				enum cell_backing bk = cons_backings[b];
+				enum cell_backing bk = backings[b];
 
 				if (!cons_backing_applies(i, bk) ||
 				    !state_possible(bk, s, &why) ||
@@ -353,24 +466,25 @@ static void expect_data(const struct consumer *k, const struct consumer_cell *c,
 	const struct backing_spec *b = backing_spec(c->backing);
 	bool file = b->kind != TARGET_ANON;
 	bool landed = k->writes && e->ok;
+	/* the host reads a disk file system's image; nothing reads ramfs' */
+	bool disk = consumer_fs_of(c->backing) != NULL;
 
 	e->mapping = landed ? CONS_DATA_NEW : CONS_DATA_OLD;
 	/* a MAP_PRIVATE write goes to an anonymous copy, never to the file */
 	e->file = !file ? CONS_DATA_NONE :
 		  landed && !b->private ? CONS_DATA_NEW : CONS_DATA_OLD;
-	e->disk = b->fs_magic != EXT4_SUPER_MAGIC ? CONS_DATA_NONE : e->file;
+	e->disk = disk ? e->file : CONS_DATA_NONE;
 	e->read = k->writes || k->no_data || !e->ok ? CONS_DATA_NONE : CONS_DATA_OLD;
 	/*
-	 * The uprobes' file is the program (CONS_EXT4_DIR/N.uprobe): the
+	 * The uprobes' file is the program (DIR/N.uprobe): the
 	 * guest reads it back after fsync(); the host reads .dat files only.
 	 */
 	if (c->iface == CONS_UPROBE_REFCTR || c->iface == CONS_UPROBE)
 		e->disk = CONS_DATA_NONE;
 }
 
-int consumer_config_has(const char *path, enum consumer_iface iface)
+int consumer_config_has(const char *path, const char *opt)
 {
-	const char *opt = iface < CONS_COUNT ? consumers[iface].config : NULL;
 	char line[256];
 	size_t n;
 	FILE *f;
@@ -404,9 +518,10 @@ int consumer_expect(const char *policy, const struct consumer_cell *c,
 		    struct consumer_expectation *e)
 {
 	policy_fn fn = policy_lookup(policy);
+	const struct consumer_fs *fs = consumer_fs_of(c->backing);
 	const struct consumer *k;
 	const struct consumer_call *call;
-	char flags[64];
+	char flags[64], vm_ops[32];
 
 	memset(e, 0, sizeof(*e));
 	e->matrix_index = -1;
@@ -438,6 +553,10 @@ int consumer_expect(const char *policy, const struct consumer_cell *c,
 	why(e, "GUP call: %s %s on %s %s", gup_method_name(e->gup.method),
 	    gup_flags_str(e->gup.flags, flags, sizeof(flags)),
 	    backing_name(c->backing), state_name(c->state));
+	/* the file system's page_mkwrite, unless the policy's reason cites it */
+	snprintf(vm_ops, sizeof(vm_ops), "%s_file_vm_ops", fs ? fs->name : "");
+	if (fs && !strstr(e->policy.reason, vm_ops))
+		why(e, "%s", fs->vm_ops[e->src]);
 	switch (e->policy.outcome) {
 	case OUTCOME_PINNED:
 		why(e, "policy %s: taken (%s)", policy, e->policy.reason);
@@ -473,15 +592,17 @@ int consumer_expect(const char *policy, const struct consumer_cell *c,
 	return 0;
 }
 
-char *consumer_cell_file(unsigned int index, enum cell_backing backing,
+char *consumer_cell_file(unsigned int index, const struct consumer_cell *c,
 			 char *buf, size_t size)
 {
-	const struct backing_spec *b = backing_spec(backing);
+	const struct backing_spec *b = backing_spec(c->backing);
+	const struct consumer_fs *fs = consumer_fs_of(c->backing);
+	bool uprobe = c->iface == CONS_UPROBE_REFCTR || c->iface == CONS_UPROBE;
 
-	if (b->kind != TARGET_FILE)
+	if (b->kind != TARGET_FILE || (!fs && b->fs_magic != RAMFS_MAGIC))
 		return NULL;
-	snprintf(buf, size, "%s/%u.dat",
-		 b->fs_magic == RAMFS_MAGIC ? CONS_RAMFS_DIR : CONS_EXT4_DIR, index + 1);
+	snprintf(buf, size, "%s/%u.%s", fs ? fs->dir : CONS_RAMFS_DIR, index + 1,
+		 uprobe ? "uprobe" : "dat");
 	return buf;
 }
 

@@ -21,7 +21,7 @@ enum consumer_iface {
 	CONS_PVM_READ,		/* process_vm_readv() out of it */
 	CONS_PROCMEM_WRITE,	/* pwrite() to /proc/CHILD/mem */
 	CONS_PTRACE_POKE,	/* ptrace(PTRACE_POKEDATA) into the tracee */
-	CONS_ODIRECT_READ,	/* O_DIRECT read(2) from an ext4 file into the mapping */
+	CONS_ODIRECT_READ,	/* O_DIRECT read(2) from an ext4 file into the mapping (on any backing) */
 	CONS_VMSPLICE,		/* vmsplice() of the mapping into a pipe, then read the pipe */
 	CONS_IOURING,		/* IORING_REGISTER_BUFFERS, then IORING_OP_READ_FIXED into it */
 	CONS_XDP_UMEM,		/* setsockopt(XDP_UMEM_REG) of the mapping: registration only */
@@ -86,8 +86,10 @@ struct consumer {
 	const char *no_data;
 };
 
-/* Is @iface's kernel option in the .config at @path?  -1: unreadable. */
-int consumer_config_has(const char *path, enum consumer_iface iface);
+/* Is kernel option @option (CONFIG_X) in the .config at @path?  -1:
+ * unreadable; 1 for a NULL @option (nothing needed). */
+int consumer_config_has(const char *path, const char *option);
+
 
 extern const struct consumer consumers[CONS_COUNT];
 
@@ -97,6 +99,42 @@ struct consumer_cell {
 	enum cell_backing backing;
 	enum cell_state state;
 };
+
+/*
+ * The disk file systems a cell's file is on: the guest's scratch ext4
+ * (the root image's fstab mounts it at /mnt/ext4) and the scratch xfs and
+ * btrfs that jobs/guest/consumers.sh mounts at /mnt/xfs and /mnt/btrfs
+ * (qemu/run.sh --fs TYPE, jobs/guest/disks.sh).  After the VM exits the
+ * host reads each cell's file back from that file system's image
+ * (qemu/read-image.sh NAME).  A cell on xfs or btrfs is the twin of the
+ * ext4 cell with the same mapping (shared, private, private read-only),
+ * interface and state: with nothing happening to the file system during
+ * the call, it is expected to be that cell's (docs/consumers-guide.md).
+ */
+enum consumer_fs_id { CONS_FS_EXT4, CONS_FS_XFS, CONS_FS_BTRFS, CONS_FS_COUNT };
+
+struct consumer_fs {
+	const char *name;	/* "xfs": qemu/run.sh --fs, qemu/read-image.sh */
+	unsigned long magic;	/* statfs()'s f_type, backing_spec()'s fs_magic */
+	const char *mount;	/* "/mnt/xfs" */
+	const char *dir;	/* "/mnt/xfs/consumers": the cells' files */
+	const char *mounted_by;	/* who mounts it there, for a cell not run */
+	/* the kernel option it needs, or NULL: every lab kernel has it */
+	const char *config;
+	/*
+	 * What a GUP write fault meets in a mapping of its file, per source
+	 * version: the vm_ops its .mmap sets whatever the mapping type and
+	 * their page_mkwrite, file:line.
+	 */
+	const char *vm_ops[CONS_SRC_COUNT];
+};
+
+extern const struct consumer_fs consumer_fss[CONS_FS_COUNT];
+/* The disk file system @backing's file is on, or NULL (memory, ramfs). */
+const struct consumer_fs *consumer_fs_of(enum cell_backing backing);
+/* The ext4 cell @c is the twin of (itself when on ext4): 0, or -ENOENT
+ * (not on a disk file system, or no such ext4 backing). */
+int consumer_ext4_twin(const struct consumer_cell *c, struct consumer_cell *twin);
 
 /*
  * Every cell, in run order (interface, then backing, then state); their
@@ -143,14 +181,18 @@ const char *consumer_src_name(enum consumer_src src);	/* "6.1.192", "6.12.118" *
 int consumer_expect(const char *policy, const struct consumer_cell *c,
 		    struct consumer_expectation *e);
 
-/* The file a file backing's cell uses (guest path), or NULL for memory. */
-char *consumer_cell_file(unsigned int index, enum cell_backing backing,
+/*
+ * The file a file backing's cell uses (guest path: DIR/N.dat, DIR the
+ * file system's consumer_fs.dir or CONS_RAMFS_DIR), or NULL for memory.
+ * The uprobe cells' file is their program, DIR/N.uprobe.
+ */
+char *consumer_cell_file(unsigned int index, const struct consumer_cell *c,
 			 char *buf, size_t size);
-#define CONS_EXT4_DIR		"/mnt/ext4/consumers"	/* the host reads it back */
 #define CONS_RAMFS_DIR		"/mnt/ramfs/consumers"
-#define CONS_SOURCE_FILE	"/mnt/ext4/consumers-source.dat"	/* O_DIRECT / READ_FIXED source */
+/* the O_DIRECT and READ_FIXED source, on ext4 whatever the cell's backing */
+#define CONS_SOURCE_FILE	"/mnt/ext4/consumers-source.dat"
 #define CONS_PAGE		4096UL
-/* the uprobe cells' program: a copy of gupctl on ext4, CONS_EXT4_DIR/N.uprobe */
+/* the uprobe cells' program: a copy of gupctl on the cell's file system */
 #define CONS_UPROBE_GROUP	"gup_lab"
 /* soft RDMA devices gupctl consumers run makes on dummy netdevs */
 #define CONS_RXE_DEV		"gl_rxe0"

@@ -3,8 +3,9 @@
  * judge (host only): gupctl consumers judge.
  *
  * judge: one flavour's consumers document (FLAVOUR.json) and KTAP from the
- * guest's measurements, the ext4 files the host read back from the
- * scratch image, and the console's kernel reports, each attributed to the
+ * guest's measurements, the cells' files the host read back from the
+ * scratch images (ext4, xfs, btrfs: jobs/consumers.sh, qemu/read-image.sh),
+ * and the console's kernel reports, each attributed to the
  * consumers cell whose marker precedes it (console/'s readers).
  * Every expectation comes from consumer_expect() (consumers/cells.c), never
  * from a run.
@@ -46,8 +47,12 @@ struct jcell {
 	unsigned int nr_reports, nr_expected;
 	bool report_seen;		/* the expected report came */
 	bool match, data_lost;
-	/* the kernel lacks the interface's option: expected not run, a KTAP SKIP */
+	/*
+	 * the kernel lacks the interface's option or the file system's:
+	 * expected not run, a KTAP SKIP; @skip_option names it
+	 */
 	char skip[160];
+	const char *skip_option;
 	char verdict[96];		/* ok, EFAULT, WARN EIO, DATA LOST, ... */
 	char note[512];
 };
@@ -64,7 +69,7 @@ static enum cons_data guest_data(json_t *m, const char *key)
 	return d;
 }
 
-/* The host's read of cell @index's ext4 file: its first @len bytes. */
+/* The host's read of cell @index's file from its image: its first @len bytes. */
 static enum cons_data disk_data(const char *dir, unsigned int index, size_t len)
 {
 	char path[4096], buf[CONS_PAGE], want[CONS_PAGE];
@@ -182,11 +187,26 @@ static json_t *attribute(const struct judge_opts *o, struct jcell *cells,
 	return out;
 }
 
+/* The length of @why's first clause: up to " (", ": " or "; ". */
+static int short_why(const char *why)
+{
+	size_t n;
+
+	for (n = 0; why[n]; n++)
+		if ((why[n] == ' ' && why[n + 1] == '(') ||
+		    ((why[n] == ':' || why[n] == ';') && why[n + 1] == ' '))
+			break;
+	return (int)n;
+}
+
 static void judge_cell(const struct judge_opts *o, struct jcell *j, unsigned int i)
 {
 	const struct consumer *k = &consumers[j->c.iface];
 	const struct consumer_expectation *e = &j->e;
 	json_t *m = json_object_get(j->guest, "measured");
+	const char *unsupported = json_string_value(json_object_get(j->guest, "unsupported"));
+	const char *setup = json_string_value(json_object_get(j->guest, "setup_error"));
+	const char *why_not = unsupported ?: setup ? "its set-up failed" : "no measurement";
 	bool writes = k->writes;
 
 	j->outcome = j->guest ? json_string_value(json_object_get(m, "outcome")) : NULL;
@@ -203,19 +223,19 @@ static void judge_cell(const struct judge_opts *o, struct jcell *j, unsigned int
 		j->match = !strcmp(j->outcome, "not-run");
 		if (!j->match)
 			note(j, "expected not run (%s), measured %s", j->skip, j->outcome);
-		snprintf(j->verdict, sizeof(j->verdict), "not run: no %s", k->config);
+		snprintf(j->verdict, sizeof(j->verdict), "not run: no %s", j->skip_option);
 		return;
 	}
-	if (!strcmp(j->outcome, "not-run") &&
-	    json_string_value(json_object_get(j->guest, "unsupported")))
-		note(j, "the guest found no such interface: %s",
-		     json_string_value(json_object_get(j->guest, "unsupported")));
+	if (!strcmp(j->outcome, "not-run") && (unsupported || setup))
+		note(j, "the guest did not run it: %s", unsupported ?: setup);
 
 	j->match = !strcmp(j->outcome, consumer_expected_outcome(e));
 	if (!j->match)
 		note(j, "expected %s, measured %s", consumer_expected_outcome(e), j->outcome);
-	if (!view_ok(e->mapping, j->mapping) || !view_ok(e->file, j->file) ||
-	    !view_ok(e->disk, j->disk) || !view_ok(e->read, j->read)) {
+	/* a cell not run has nothing to read back: its outcome says enough */
+	if (strcmp(j->outcome, "not-run") &&
+	    (!view_ok(e->mapping, j->mapping) || !view_ok(e->file, j->file) ||
+	     !view_ok(e->disk, j->disk) || !view_ok(e->read, j->read))) {
 		j->match = false;
 		note(j, "reads back: mapping %s (expected %s), file %s (%s), disk %s (%s), read %s (%s)",
 		     cons_data_name(j->mapping), cons_data_name(e->mapping),
@@ -239,6 +259,10 @@ static void judge_cell(const struct judge_opts *o, struct jcell *j, unsigned int
 			(e->file == CONS_DATA_NEW && j->file != CONS_DATA_NEW));
 	if (j->data_lost)
 		snprintf(j->verdict, sizeof(j->verdict), "DATA LOST");
+	else if (!strcmp(j->outcome, "not-run"))
+		/* why, in short: "not run: no btrfs mounted at /mnt/btrfs" */
+		snprintf(j->verdict, sizeof(j->verdict), "not run: %.*s",
+			 short_why(why_not), why_not);
 	else
 		snprintf(j->verdict, sizeof(j->verdict), "%s%s",
 			 j->nr_reports ? "WARN " : "", j->outcome);
@@ -323,11 +347,11 @@ int consumers_judge(int argc, char **argv)
 		GOPT_STRING(0, "console", &o.console, "LOG", "the boot's console (its markers)"),
 		GOPT_STRING(0, "reports", &o.reports, "FILE", "qemu/scan-console.sh --reports of it"),
 		GOPT_STRING(0, "src", &o.src, "DIR", "the flavour's source tree (report lines)"),
-		GOPT_STRING(0, "disk", &o.disk, "DIR", "the cells' ext4 files as the host read them"),
+		GOPT_STRING(0, "disk", &o.disk, "DIR", "the cells' files as the host read them from the images (DIR/N.dat)"),
 		GOPT_STRING(0, "kernel-verdict", &o.kernel_verdict, "V", "the runner's verdict"),
 		GOPT_STRING(0, "input-hash", &o.input_hash, "H", "the kernel's cache key"),
 		GOPT_STRING(0, "not-run", &o.not_run, "WHY", "the guest did not run: say why"),
-		GOPT_STRING(0, "config", &o.config, "FILE", "the kernel's .config: an interface whose option it lacks is expected not run (SKIP)"),
+		GOPT_STRING(0, "config", &o.config, "FILE", "the kernel's .config: an interface or file system whose option it lacks is expected not run (SKIP)"),
 		GOPT_BOOL(0, "quick", &o.quick, "the quick subset was run (make check)"),
 		GOPT_STRING(0, "json", &o.json, "OUT", "write the flavour's document here"),
 		GOPT_STRING(0, "ktap", &o.ktap, "OUT", "write one KTAP line per cell here"),
@@ -361,14 +385,23 @@ int consumers_judge(int argc, char **argv)
 	if (!cells)
 		return GUPCTL_EXIT_USAGE;
 	for (i = 0; i < n; i++) {
+		const struct consumer_fs *fs = consumer_fs_of(cc[i].backing);
+		const struct consumer *k = &consumers[cc[i].iface];
+
 		cells[i].c = cc[i];
 		consumer_expect(o.policy, &cc[i], &cells[i].e);
 		cells[i].guest = guest ? guest_cell(guest, i, &cc[i]) : NULL;
-		if (o.config && !consumer_config_has(o.config, cc[i].iface))
+		if (o.config && !consumer_config_has(o.config, k->config)) {
+			cells[i].skip_option = k->config;
 			snprintf(cells[i].skip, sizeof(cells[i].skip),
 				 "this kernel has no %s (the %s overlay: FLAVOUR+%s)",
-				 consumers[cc[i].iface].config, consumers[cc[i].iface].overlay,
-				 consumers[cc[i].iface].overlay);
+				 k->config, k->overlay, k->overlay);
+		} else if (o.config && fs && !consumer_config_has(o.config, fs->config)) {
+			cells[i].skip_option = fs->config;
+			snprintf(cells[i].skip, sizeof(cells[i].skip),
+				 "this kernel has no %s (%s, in patches/config.fragment)",
+				 fs->config, fs->name);
+		}
 	}
 	reports = attribute(&o, cells, n, &unexpected);
 	if (!reports) {

@@ -91,6 +91,105 @@ static void md_header(FILE *f, const struct rflavour *fl, unsigned int nf, const
 	fputc('\n', f);
 }
 
+/* The measured verdict and read-backs of a cell, to hold against its twin's. */
+static void twin_key(json_t *c, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s; mapping %s, file %s, disk %s, read %s",
+		 jstr(c, "verdict", NULL) ?: "?",
+		 jstr(c, "measured", "mapping") ?: "none", jstr(c, "measured", "file") ?: "none",
+		 jstr(c, "measured", "disk") ?: "none", jstr(c, "measured", "read") ?: "none");
+}
+
+/*
+ * Cell @c of flavour @fl and its ext4 twin's, either of them run: the
+ * index of @c's file system in consumer_fss[] (xfs, btrfs), or -1 (ext4,
+ * memory, neither run: a kernel without the interface runs neither).
+ */
+static int twin_pair(const struct rflavour *fl, const struct consumer_cell *c,
+		     json_t **x, json_t **t)
+{
+	const struct consumer_fs *cfs = consumer_fs_of(c->backing);
+	struct consumer_cell twin;
+
+	if (!fl->doc || !cfs || cfs == &consumer_fss[CONS_FS_EXT4] ||
+	    consumer_ext4_twin(c, &twin))
+		return -1;
+	*x = rfind(fl, c);
+	*t = rfind(fl, &twin);
+	if (!*x || !*t || (!strcmp(jstr(*x, "measured", "outcome") ?: "", "not-run") &&
+			   !strcmp(jstr(*t, "measured", "outcome") ?: "", "not-run")))
+		return -1;
+	return cfs - consumer_fss;
+}
+
+/*
+ * xfs and btrfs against ext4: per flavour, how many of each file system's
+ * cells measured what their ext4 twin measured (the same interface,
+ * mapping and state: verdict and every read-back), and each one that did
+ * not.  Expected: all of them (consumers/cells.h, the guide).
+ */
+static void write_twins(FILE *f, const struct rflavour *fl, unsigned int nf,
+			const struct consumer_cell *cc, unsigned int n)
+{
+	unsigned int k, i, fs, same[CONS_FS_COUNT], total[CONS_FS_COUNT];
+	char a[256], b[256];
+	bool any = false;
+	json_t *x, *t;
+	int p;
+
+	fprintf(f, "\n## xfs and btrfs against their ext4 twins\n\n");
+	fprintf(f, "Each xfs or btrfs cell against the ext4 cell of the same interface, mapping and "
+		"state, where either ran: nothing happens to the file system during the call, so each "
+		"is expected to measure what its twin measures (the verdict, and what the mapping, the "
+		"file and the disk read back).\n\n");
+	fprintf(f, "| flavour |");
+	for (fs = CONS_FS_EXT4 + 1; fs < CONS_FS_COUNT; fs++)
+		fprintf(f, " %s as ext4 |", consumer_fss[fs].name);
+	fprintf(f, "\n|---|");
+	for (fs = CONS_FS_EXT4 + 1; fs < CONS_FS_COUNT; fs++)
+		fprintf(f, "---|");
+	fputc('\n', f);
+	for (k = 0; k < nf; k++) {
+		memset(same, 0, sizeof(same));
+		memset(total, 0, sizeof(total));
+		for (i = 0; i < n; i++) {
+			p = twin_pair(&fl[k], &cc[i], &x, &t);
+			if (p < 0)
+				continue;
+			total[p]++;
+			twin_key(x, a, sizeof(a));
+			twin_key(t, b, sizeof(b));
+			same[p] += !strcmp(a, b);
+		}
+		fprintf(f, "| %s |", fl[k].name);
+		for (fs = CONS_FS_EXT4 + 1; fs < CONS_FS_COUNT; fs++)
+			if (!fl[k].doc || !total[fs])
+				fprintf(f, " - |");
+			else
+				fprintf(f, " %s%u of %u%s |", same[fs] == total[fs] ? "" : "**",
+					same[fs], total[fs], same[fs] == total[fs] ? "" : "**");
+		fputc('\n', f);
+	}
+	for (k = 0; k < nf; k++) {
+		for (i = 0; i < n; i++) {
+			if (twin_pair(&fl[k], &cc[i], &x, &t) < 0)
+				continue;
+			twin_key(x, a, sizeof(a));
+			twin_key(t, b, sizeof(b));
+			if (!strcmp(a, b))
+				continue;
+			if (!any)
+				fprintf(f, "\nWhere a cell differs from its ext4 twin:\n\n");
+			any = true;
+			fprintf(f, "- %s, cell %lld %s %s %s: %s; its ext4 twin, cell %lld: %s\n",
+				fl[k].name, json_integer_value(json_object_get(x, "index")),
+				consumers[cc[i].iface].name, backing_name(cc[i].backing),
+				state_name(cc[i].state), a,
+				json_integer_value(json_object_get(t, "index")), b);
+		}
+	}
+}
+
 static void write_md(FILE *f, const char *dir, json_t *run, struct rflavour *fl,
 		     unsigned int nf)
 {
@@ -112,7 +211,8 @@ static void write_md(FILE *f, const char *dir, json_t *run, struct rflavour *fl,
 	fprintf(f, "A cell is what the interface did: `ok` (the bytes moved), the errno it returned, `WARN` "
 		"before it when the kernel printed a WARNING during the cell, `DATA LOST` when it "
 		"returned success but the file (read through the guest's page cache after fsync) or "
-		"the disk (read by the host from the scratch image after the VM exited) does not hold the new bytes. "
+		"the disk (read by the host from the scratch image of the file's file system, ext4, xfs or btrfs, "
+		"after the VM exited, never mounted) does not hold the new bytes. "
 		"**Bold** cells differ from the expectation derived from the policy "
 		"(`userspace/consumers/cells.c`, `userspace/model/policy.c`), which follows in brackets; "
 		"`-` means not run in this run (a `--quick` run has a subset).\n\n");
@@ -209,6 +309,7 @@ static void write_md(FILE *f, const char *dir, json_t *run, struct rflavour *fl,
 			}
 		}
 	}
+	write_twins(f, fl, nf, cc, n);
 	fprintf(f, "\n## Findings: measured against expected\n\n");
 	any = false;
 	for (k = 0; k < nf; k++) {

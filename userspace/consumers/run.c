@@ -6,7 +6,9 @@
  * marker on /dev/kmsg before it; the call's result and what each view of
  * the page reads back afterwards (the mapping, the file) go to a JSON
  * document that the host judges (consumers/judge.c) once it has read the
- * ext4 files back from the scratch image.  Nothing here expects anything.
+ * cells' files back from the scratch images (ext4, xfs, btrfs).  A cell
+ * whose file system is not mounted where consumer_fss[] says is not run,
+ * with the reason.  Nothing here expects anything.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 
 #include "consumers/cells.h"
@@ -777,6 +780,45 @@ static void clear_warn_once(void)
 	}
 }
 
+/* Does /proc/filesystems list @name? */
+static bool kernel_has_fs(const char *name)
+{
+	char line[128], fs[64];
+	bool has = false;
+	FILE *f = fopen("/proc/filesystems", "re");
+
+	while (f && !has && fgets(line, sizeof(line), f))
+		has = sscanf(line, "%*s %63s", fs) == 1 ? !strcmp(fs, name) :
+		      sscanf(line, "%63s", fs) == 1 && !strcmp(fs, name);
+	if (f)
+		fclose(f);
+	return has;
+}
+
+/*
+ * Is @fs mounted at its place, with its cells' directory made?  0, or -1
+ * with why not in @why: its cells are not run, never run elsewhere (the
+ * directory of an unmounted file system is the root image's).
+ */
+static int fs_ready(const struct consumer_fs *fs, char *why, size_t size)
+{
+	struct statfs st;
+
+	if (!statfs(fs->mount, &st) && (unsigned long)st.f_type == fs->magic) {
+		if (!mkdir(fs->dir, 0755) || errno == EEXIST)
+			return 0;
+		snprintf(why, size, "cannot make %s: %s", fs->dir, errno_name(errno));
+		return -1;
+	}
+	if (!kernel_has_fs(fs->name))
+		snprintf(why, size, "no %s at %s: this kernel has no %s (/proc/filesystems)",
+			 fs->name, fs->mount, fs->name);
+	else
+		snprintf(why, size, "no %s mounted at %s (%s)", fs->name, fs->mount,
+			 fs->mounted_by);
+	return -1;
+}
+
 int consumers_run(const struct consumers_run_opts *o)
 {
 	struct consumer_cell cells[CONS_MAX_CELLS];
@@ -787,40 +829,50 @@ int consumers_run(const struct consumers_run_opts *o)
 	struct utsname u;
 	const char *file;
 	bool rdma_ready = false;
-	unsigned int unsupported = 0;
+	unsigned int unsupported = 0, k;
+	char fs_why[CONS_FS_COUNT][200];
 	FILE *f;
 	int ret;
 
 	n = consumer_cells(o->quick, cells, CONS_MAX_CELLS);
-	if ((mkdir(CONS_EXT4_DIR, 0755) && errno != EEXIST) ||
-	    (mkdir(CONS_RAMFS_DIR, 0755) && errno != EEXIST)) {
-		fprintf(stderr, "gupctl consumers run: cannot make %s or %s: %s\n",
-			CONS_EXT4_DIR, CONS_RAMFS_DIR, errno_name(errno));
+	if (mkdir(CONS_RAMFS_DIR, 0755) && errno != EEXIST) {
+		fprintf(stderr, "gupctl consumers run: cannot make %s: %s\n",
+			CONS_RAMFS_DIR, errno_name(errno));
 		return GUPCTL_EXIT_USAGE;
+	}
+	for (k = 0; k < CONS_FS_COUNT; k++) {
+		fs_why[k][0] = '\0';
+		if (fs_ready(&consumer_fss[k], fs_why[k], sizeof(fs_why[k])))
+			printf("# %s: its cells are not run: %s\n", consumer_fss[k].name, fs_why[k]);
 	}
 	arr = json_array();
 	printf("# consumers: %u cells%s\n", n, o->quick ? " (quick)" : "");
 	for (i = 0; i < n; i++) {
 		const struct consumer_cell *c = &cells[i];
+		const struct consumer_fs *fs = consumer_fs_of(c->backing);
+		const char *fs_missing = fs && fs_why[fs - consumer_fss][0] ?
+					 fs_why[fs - consumer_fss] : NULL;
 
-		if (is_uprobe(c->iface)) {
-			/* the program is the cell's file: N.uprobe, made by the cell */
-			snprintf(path, sizeof(path), "%s/%u.uprobe", CONS_EXT4_DIR, i + 1);
-			file = path;
-		} else {
-			file = consumer_cell_file(i, c->backing, path, sizeof(path));
-		}
+		/* a uprobe cell's file is its program, N.uprobe, made by the cell */
+		file = consumer_cell_file(i, c, path, sizeof(path));
 		if ((c->iface == CONS_RDMA_RXE || c->iface == CONS_RDMA_SIW) && !rdma_ready) {
 			rdma_setup();
 			rdma_ready = true;
 		}
 		memset(&r, 0, sizeof(r));
-		ret = file && !is_uprobe(c->iface) ? make_file(file, i, msg, sizeof(msg)) : 0;
-		if (!ret && (c->iface == CONS_ODIRECT_READ || c->iface == CONS_IOURING))
+		ret = 0;
+		if (fs_missing)
+			snprintf(r.unsupported, sizeof(r.unsupported), "%s", fs_missing);
+		else if (file && !is_uprobe(c->iface))
+			ret = make_file(file, i, msg, sizeof(msg));
+		if (!ret && !fs_missing &&
+		    (c->iface == CONS_ODIRECT_READ || c->iface == CONS_IOURING))
 			ret = make_source(i, msg, sizeof(msg));
 		clear_warn_once();
 		kmsg_mark(CONS_MARK_STEP, i);
-		if (ret) {
+		if (fs_missing) {
+			/* not run: recorded as the kernel lacking an interface is */
+		} else if (ret) {
 			r.setup_err = ret;
 			snprintf(r.setup_msg, sizeof(r.setup_msg), "%.200s", msg);
 		} else {
