@@ -128,7 +128,7 @@ work=$(mktemp -d "$LAB_CACHE/runs/repro-$(date +%Y%m%d-%H%M%S).XXXX")
 # rate limit off; each cell ends with a sync, so that the writeback of what
 # it left dirty is printed before the next marker, and its output goes to a
 # file.  Then each cell is judged on its own slice of the console
-# (gupctl repro slice): from its marker to the next (the first cell's
+# (gupctl slice --step repro): from its marker to the next (the first cell's
 # from the boot's start), the runner's report with the slice's verdict,
 # first report and the cell's own exit status.  What comes after the last
 # cell (`gup-lab: repro end`: the shutdown's sync and unmount) is
@@ -161,9 +161,9 @@ repro_boot() {
 	# The boot's console in its cells' slices, by the markers every job
 	# writes, read by gupctl's one parser of them (console/markers.c): the
 	# name of each cell that began, in order, on stdout.
-	mapfile -t began < <("$gupctl" repro slice --console "$out/$name.console.log" \
+	mapfile -t began < <("$gupctl" slice --step repro --console "$out/$name.console.log" \
 		--dir "$out" --suffix console.log --tail "$name.tail" "${names[@]}")
-	"$gupctl" repro slice --console "$out/$name.console.decoded" --dir "$out" \
+	"$gupctl" slice --step repro --console "$out/$name.console.decoded" --dir "$out" \
 		--suffix console.decoded --tail "$name.tail" "${names[@]}" >/dev/null
 	for c in "${began[@]}"; do
 		seen[$c]=1 last=$c

@@ -22,7 +22,7 @@
 #      ends the boot before: only ext4 cells BUG, and their data is on
 #      disk before the fsync that BUGs).
 # The markers are every job's format (gupctl's kmsg_mark(), userspace/lib/kmsg.h):
-# the host slices the console by them (jobs/repro.sh: gupctl repro slice).
+# the host slices the console by them (jobs/repro.sh: gupctl slice --step repro).
 # Input: /lab/repro.cells, written by jobs/repro.sh for this boot, one line
 # per cell: its NAME (a file name: `gupctl repro cells`' "file"), its file
 # system, then every argument of its `gupctl repro ext4-2018`, fields

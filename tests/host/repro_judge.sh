@@ -455,7 +455,7 @@ jq '.job = "matrix"' "$TMP/res/run.json" >"$TMP/other/run.json"
 expect "report of a run of another job: exit 2" 2 err "not of repro" -- \
 	repro report --results "$TMP/other"
 
-# gupctl repro slice: a boot's console cut by its markers (every job's
+# gupctl slice --step repro: a boot's console cut by its markers (every job's
 # format, console/markers.c): before the first marker to the first cell,
 # a \r before the end of a marker line, another step's marker ignored, a
 # cell number beyond the boot's cells changing nothing, the tail after end.
@@ -465,7 +465,7 @@ printf '%s\n' 'boot line' '[ 1.0] gup-lab: repro cell 1' 'one' \
 	>"$TMP/boot.console"
 mkdir -p "$TMP/slices"
 expect "slice: the names of the cells that began, in order" 0 out 'a' 'b' -- \
-	repro slice --console "$TMP/boot.console" --dir "$TMP/slices" --suffix log --tail t a b c
+	slice --step repro --console "$TMP/boot.console" --dir "$TMP/slices" --suffix log --tail t a b c
 tap_is "$(paste -sd'|' "$TMP/slices/a.log")" 'boot line|[ 1.0] gup-lab: repro cell 1|one' \
 	"slice: cell 1's from the boot's start to cell 2's marker"
 tap_is "$(tr -d '\r' <"$TMP/slices/b.log" | paste -sd'|')" \
@@ -474,7 +474,7 @@ tap_is "$(tr -d '\r' <"$TMP/slices/b.log" | paste -sd'|')" \
 tap_is "$(wc -c <"$TMP/slices/c.log") $(paste -sd'|' "$TMP/slices/t.log")" \
 	'0 [ 4.0] gup-lab: repro end|shutdown' "slice: a cell that never began is empty; the tail from the end marker"
 expect "slice without the cells' names: exit 2" 2 err "give the boot's cells' NAMEs" -- \
-	repro slice --console "$TMP/boot.console" --dir "$TMP/slices" --suffix log --tail t
+	slice --step repro --console "$TMP/boot.console" --dir "$TMP/slices" --suffix log --tail t
 
 guest=$(dirname "$GUPCTL")/gupctl-guest
 if [ -x "$guest" ]; then

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * collect (host only), after each boot of the reproduction:
- *  - gupctl repro slice: the boot's console cut into its cells' slices by
- *    the markers every job writes (lib/kmsg.h), read by console/markers.c,
- *    the one parser of them; jobs/repro.sh judges each cell on its slice;
- *  - gupctl repro collect: one flavour's judged cells (gupctl repro judge
- *    -o CELL.json) into FLAVOUR.json and FLAVOUR.ktap (docs/results.md).
+ * collect (host only), after each boot of the reproduction: gupctl repro
+ * collect, one flavour's judged cells (gupctl repro judge -o CELL.json)
+ * into FLAVOUR.json and FLAVOUR.ktap (docs/results.md).  The boot's
+ * console is cut into its cells' slices by gupctl slice --step repro
+ * (console/slice.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,7 +13,6 @@
 
 #include <jansson.h>
 
-#include "console/markers.h"
 #include "lib/gupdev.h"
 #include "lib/jsonfile.h"
 #include "lib/options.h"
@@ -154,36 +152,4 @@ int repro_collect(int argc, char **argv)
 	if (argi >= argc)
 		return usage_error("repro collect", "no CELL.json given");
 	return collect(input_hash, release, json_out, ktap_out, argc - argi, argv + argi);
-}
-
-int repro_slice(int argc, char **argv)
-{
-	static const char * const usage[] = {
-		"gupctl repro slice --console FILE --dir DIR --suffix S --tail T NAME...",
-		"",
-		"Cut a reproduction boot's console into DIR/NAME.S, one slice per cell",
-		"(\"gup-lab: repro cell N\" starts the Nth NAME's), DIR/T.S after",
-		"\"gup-lab: repro end\"; print the NAME of each cell marker, in order.",
-		NULL
-	};
-	struct slice_opts o = { .step = "repro" };
-	const struct gopt opts[] = {
-		GOPT_STRING(0, "console", &o.console, "FILE", "the boot's console"),
-		GOPT_STRING(0, "dir", &o.dir, "DIR", "where the slices go"),
-		GOPT_STRING(0, "suffix", &o.suffix, "S", "their suffix (console.log, console.decoded)"),
-		GOPT_STRING(0, "tail", &o.tail, "T", "the slice after the last cell"),
-		GOPT_END()
-	};
-	int ret, argi;
-
-	ret = gopt_parse("repro slice", argc, argv, opts, usage, &argi);
-	if (ret)
-		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
-	if (!o.console || !o.dir || !o.suffix || !o.tail)
-		return usage_error("repro slice", "give --console, --dir, --suffix and --tail");
-	if (argi == argc)
-		return usage_error("repro slice", "give the boot's cells' NAMEs, in order");
-	o.names = argv + argi;
-	o.nr_names = argc - argi;
-	return markers_slice("repro slice", &o);
 }

@@ -3,7 +3,6 @@
 #ifndef REPRO_COLLECT_H
 #define REPRO_COLLECT_H
 
-int repro_slice(int argc, char **argv);
 int repro_collect(int argc, char **argv);
 
 #endif /* REPRO_COLLECT_H */

@@ -816,7 +816,6 @@ static const struct gopt_cmd repro_subcommands[] = {
 	GOPT_CMD_HOST("judge", repro_judge, "judge a cell's guest facts"),
 	GOPT_CMD_HOST("collect", repro_collect, "a flavour's cells in one document"),
 	GOPT_CMD_HOST("report", repro_report, "the results page"),
-	GOPT_CMD_HOST("slice", repro_slice, "a boot's console cut into its cells' slices"),
 	GOPT_CMD_END()
 };
 
