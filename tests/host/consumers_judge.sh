@@ -354,7 +354,7 @@ tap_is "$rc $(field over '.summary | "\(.ran) \(.skipped) \(.mismatches)"')" "0 
 # 11. a file system the guest had not mounted: its cells are not run, with
 # the guest's reason, and each is a mismatch (never a pass, never a skip:
 # the kernel has the file system).
-why='no xfs mounted at /mnt/xfs (jobs/guest/consumers.sh mounts the disk of qemu/run.sh --fs xfs there)'
+why='no xfs mounted at /mnt/xfs (it is on file system magic 0xef53); jobs/guest/consumers.sh mounts the disk of qemu/run.sh --fs xfs there'
 jq --arg why "$why" '.cells |= map(if .backing | startswith("xfs-") then
 	.unsupported = $why | .measured = {outcome: "not-run", bytes: null, errno: null,
 		mapping: null, file: null, read: null} else . end)' "$TMP/stock.guest" >"$TMP/noxfs.guest"

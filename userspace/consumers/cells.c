@@ -17,6 +17,7 @@
 #include "consumers/cells.h"
 #include "gup_pin_test.h"
 #include "lib/gupdev.h"
+#include "lib/mounts.h"
 #include "lib/util.h"
 #include "model/cell.h"
 #include "model/iouring.h"
@@ -211,7 +212,7 @@ const struct consumer consumers[CONS_COUNT] = {
 const struct consumer_fs consumer_fss[CONS_FS_COUNT] = {
 	[CONS_FS_EXT4] = {
 		.name = "ext4", .magic = EXT4_SUPER_MAGIC,
-		.mount = "/mnt/ext4", .dir = "/mnt/ext4/consumers",
+		.mount = LAB_EXT4_DIR, .dir = LAB_EXT4_DIR "/consumers",
 		.mounted_by = "the root image's fstab mounts the scratch ext4 there",
 		.vm_ops = {
 			[CONS_SRC_61] = "the file is on ext4: ext4_file_mmap() sets vma->vm_ops = &ext4_file_vm_ops whatever the mapping type (fs/ext4/file.c:789), whose .page_mkwrite = ext4_page_mkwrite (fs/ext4/file.c:765)",
@@ -220,7 +221,7 @@ const struct consumer_fs consumer_fss[CONS_FS_COUNT] = {
 	},
 	[CONS_FS_XFS] = {
 		.name = "xfs", .magic = XFS_SUPER_MAGIC,
-		.mount = "/mnt/xfs", .dir = "/mnt/xfs/consumers",
+		.mount = LAB_XFS_DIR, .dir = LAB_XFS_DIR "/consumers",
 		.mounted_by = "jobs/guest/consumers.sh mounts the disk of qemu/run.sh --fs xfs there",
 		.config = "CONFIG_XFS_FS",
 		.vm_ops = {
@@ -230,7 +231,7 @@ const struct consumer_fs consumer_fss[CONS_FS_COUNT] = {
 	},
 	[CONS_FS_BTRFS] = {
 		.name = "btrfs", .magic = BTRFS_SUPER_MAGIC,
-		.mount = "/mnt/btrfs", .dir = "/mnt/btrfs/consumers",
+		.mount = LAB_BTRFS_DIR, .dir = LAB_BTRFS_DIR "/consumers",
 		.mounted_by = "jobs/guest/consumers.sh mounts the disk of qemu/run.sh --fs btrfs there",
 		.config = "CONFIG_BTRFS_FS",
 		.vm_ops = {

@@ -27,7 +27,6 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
-#include <sys/vfs.h>
 #include <sys/wait.h>
 
 #include "consumers/cells.h"
@@ -35,6 +34,7 @@
 #include "lib/gupdev.h"
 #include "lib/jsonfile.h"
 #include "lib/kmsg.h"
+#include "lib/mounts.h"
 #include "lib/util.h"
 #include "model/cell.h"
 
@@ -780,21 +780,6 @@ static void clear_warn_once(void)
 	}
 }
 
-/* Does /proc/filesystems list @name? */
-static bool kernel_has_fs(const char *name)
-{
-	char line[128], fs[64];
-	bool has = false;
-	FILE *f = fopen("/proc/filesystems", "re");
-
-	while (f && !has && fgets(line, sizeof(line), f))
-		has = sscanf(line, "%*s %63s", fs) == 1 ? !strcmp(fs, name) :
-		      sscanf(line, "%63s", fs) == 1 && !strcmp(fs, name);
-	if (f)
-		fclose(f);
-	return has;
-}
-
 /*
  * Is @fs mounted at its place, with its cells' directory made?  0, or -1
  * with why not in @why: its cells are not run, never run elsewhere (the
@@ -802,20 +787,16 @@ static bool kernel_has_fs(const char *name)
  */
 static int fs_ready(const struct consumer_fs *fs, char *why, size_t size)
 {
-	struct statfs st;
+	size_t n;
 
-	if (!statfs(fs->mount, &st) && (unsigned long)st.f_type == fs->magic) {
-		if (!mkdir(fs->dir, 0755) || errno == EEXIST)
-			return 0;
-		snprintf(why, size, "cannot make %s: %s", fs->dir, errno_name(errno));
+	if (lab_fs_ready(fs->mount, fs->name, fs->magic, why, size)) {
+		n = strlen(why);
+		snprintf(why + n, size - n, "; %s", fs->mounted_by);
 		return -1;
 	}
-	if (!kernel_has_fs(fs->name))
-		snprintf(why, size, "no %s at %s: this kernel has no %s (/proc/filesystems)",
-			 fs->name, fs->mount, fs->name);
-	else
-		snprintf(why, size, "no %s mounted at %s (%s)", fs->name, fs->mount,
-			 fs->mounted_by);
+	if (!mkdir(fs->dir, 0755) || errno == EEXIST)
+		return 0;
+	snprintf(why, size, "cannot make %s: %s", fs->dir, errno_name(errno));
 	return -1;
 }
 
@@ -830,7 +811,7 @@ int consumers_run(const struct consumers_run_opts *o)
 	const char *file;
 	bool rdma_ready = false;
 	unsigned int unsupported = 0, k;
-	char fs_why[CONS_FS_COUNT][200];
+	char fs_why[CONS_FS_COUNT][sizeof(r.unsupported)];
 	FILE *f;
 	int ret;
 
