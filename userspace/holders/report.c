@@ -252,9 +252,13 @@ static int write_page(const char *dir, FILE *out)
 		"(punch, truncate, collapse, SWAPEXT) is by design and not counted as lost.\n",
 		run_name, str(run, "date"),
 		str(run, "commit"));
+	/* mainline first: "what loses data today" is the question */
 	fprintf(out, "\n## The answer\n");
 	for (i = 0; i < nf; i++)
-		if (docs[i])
+		if (docs[i] && !strcmp(flavours[i], "mainline"))
+			answer(out, flavours[i], docs[i], run_name);
+	for (i = 0; i < nf; i++)
+		if (docs[i] && strcmp(flavours[i], "mainline"))
 			answer(out, flavours[i], docs[i], run_name);
 	fprintf(out, "\n## What each policy changes\n\nEach flavour's cells whose outcome "
 		"(the host's read, the holder refused, a report) differs from %s's:\n\n",
