@@ -10,6 +10,19 @@ FLAVOUR ?= stock
 # log build-progress.sh cannot count).  The environment still has it.
 MAKEOVERRIDES :=
 
+# Your kernel (docs/your-kernel.md): KERNEL=DIR, or SERIES=PATH BASE=FLAVOUR
+# (and NAME=, POLICY=), on matrix, repro, holders, consumers, shell and
+# boot: registered as NAME@ID (patches/user-kernel.sh) and run as that
+# flavour; only it is built.  Otherwise FLAVOUR=F given on the command line
+# runs one flavour, and none given runs every one.
+MINE = $(if $(KERNEL)$(SERIES),yes)
+NEEDS = $(if $(MINE),rootfs gupctl,all)
+cmdline = $(if $(filter command line,$(origin $(1))),$($(1)))
+# In a recipe: f= the flavour to run (empty: every one), or exit 1.  NAME
+# and POLICY count only on the command line (an environment may have a NAME).
+PICK = f=$$(patches/user-kernel.sh from-make '$(KERNEL)' '$(SERIES)' '$(BASE)' \
+	'$(call cmdline,NAME)' '$(call cmdline,POLICY)') || exit 1; f=$${f:-$(call cmdline,FLAVOUR)}
+
 .PHONY: all deps kernels rootfs modules gupctl shell boot lab matrix docs repro holders consumers soak bench bench-pipeline check lint clean
 
 all: kernels rootfs modules gupctl
@@ -31,12 +44,12 @@ gupctl: deps
 
 # An interactive root shell: module loaded, gupctl on PATH, scratch ext4
 # at /mnt/ext4 with file.img ready.  Ctrl-A X leaves QEMU.
-shell: all
-	@qemu/shell.sh $(FLAVOUR)
+shell: $(NEEDS)
+	@$(PICK); qemu/shell.sh $${f:-$(FLAVOUR)}
 
 # Boot every flavour once and report each verdict.
-boot: all
-	@jobs/boot.sh
+boot: $(NEEDS)
+	@$(PICK); jobs/boot.sh $$f
 
 # The main job (README): the GUP matrix, then the kernel's own GUP users,
 # on every flavour.  The consumers run builds each flavour's consumers
@@ -46,16 +59,24 @@ lab: all
 	@jobs/consumers.sh
 
 # The GUP matrix on every flavour: a results directory under results/matrix/.
-matrix: all
-	@jobs/matrix.sh
+matrix: $(NEEDS)
+	@$(PICK); jobs/matrix.sh $$f
 
 # The generated pages of docs/ from results: the latest run of each job,
 # or RESULTS=DIR (a results directory).
 docs: gupctl
 	@jobs/docs.sh $(RESULTS)
 
-repro: all
-	@jobs/repro.sh
+repro: $(NEEDS)
+	@$(PICK); jobs/repro.sh $${f:+--flavour $$f}
+
+# What two kernels measured differently, cell by cell (docs/your-kernel.md,
+# "Reading a diff"): A= and B= each a results directory (DIR, DIR:FLAVOUR,
+# several comma-separated), a flavour or a kernel tree, which run the matrix
+# and the reproduction first (jobs/diff.sh); JSON=FILE, MARKDOWN=FILE.
+.PHONY: diff
+diff: gupctl
+	@jobs/diff.sh $(if $(JSON),--json '$(JSON)') $(if $(MARKDOWN),--markdown '$(MARKDOWN)') '$(A)' '$(B)'
 
 # The kernel's own short-term GUP users (an O_DIRECT read, process_vm_writev,
 # an io_uring read) hold a page of an ext4, xfs or btrfs file while the file
@@ -63,15 +84,15 @@ repro: all
 # reads what reached the disk.  No test driver.  Every flavour, one boot each,
 # or FLAVOUR=F given on the command line: results/holders/
 # (docs/filesystems.md).
-holders: all
-	@jobs/holders.sh $(if $(filter command line,$(origin FLAVOUR)),--flavour $(FLAVOUR))
+holders: $(NEEDS)
+	@$(PICK); jobs/holders.sh $${f:+--flavour $$f}
 
 # The kernel's own GUP users (ptrace, /proc/PID/mem, process_vm_rw,
 # O_DIRECT, vmsplice, io_uring, AF_XDP, RDMA, uprobes) on every flavour
 # with the net, rdma and uprobes overlays (built when missing):
 # results/consumers/.
-consumers: kernels rootfs gupctl
-	@jobs/consumers.sh
+consumers: $(if $(MINE),,kernels) rootfs gupctl
+	@$(PICK); jobs/consumers.sh $${f:+--flavour $$f+net+rdma+uprobes}
 
 # Every flavour's debug overlay (FLAVOUR+debug): the driver selftests, the
 # long fuzz, kmemleak, the matrix and the reproduction; builds its own

@@ -70,6 +70,9 @@ make -s -C "$LAB_ROOT/userspace" >&2
 gupctl=$LAB_ROOT/userspace/gupctl
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# A registered kernel given no POLICY=: its policy, read from its kernel
+# first (one boot, cached).
+job_detect "${flavours[@]}" || exit 1
 results_begin consumers "$results"
 out=$RESULTS_DIR
 
@@ -89,7 +92,7 @@ cp "$LAB_ROOT/jobs/guest/consumers.sh" "$LAB_ROOT/jobs/guest/disks.sh" "$stage/g
 # shellcheck disable=SC2317 # called by job_parallel
 consumers_flavour() {
 	local f=$1 bad=0
-	policy=$(flavour_field "$f" 3)
+	policy=$(flavour_policy "$f")
 	run=$tmp/$f.run
 	guest_out=$tmp/$f.out
 	t0=$SECONDS

@@ -62,6 +62,9 @@ mapfile -t flavours <<<"$list"
 
 make -s -C userspace
 gupctl=$LAB_ROOT/userspace/gupctl
+# A registered kernel given no POLICY=: its policy, read from its kernel
+# first (one boot, cached).
+job_detect "${flavours[@]}" || exit 1
 results_begin holders "$results"
 mkdir -p "$LAB_CACHE/runs"
 work=$(mktemp -d "$LAB_CACHE/runs/holders-$(date +%Y%m%d-%H%M%S).XXXX")
@@ -75,7 +78,7 @@ holders_flavour() {
 	local -a names began docs args files
 	local -A seen=()
 	mkdir -p "$out" "$boot.files"
-	cells=$("$gupctl" holders cells "${quick[@]}" --policy "$(flavour_field "$f" 3)" \
+	cells=$("$gupctl" holders cells "${quick[@]}" --policy "$(flavour_policy "$f")" \
 		--ext4 "$(flavour_field "$f" 4)" --source "$(flavour_field "$f" 5)")
 	# the expectations, fixed before the boot
 	jq . <<<"$cells" >"$RESULTS_DIR/$f.cells.json"

@@ -17,8 +17,10 @@ job_flavours() {
 		return
 	fi
 	for f in "$@"; do
-		all_flavours | grep -qxF -- "$(flavour_base "$f")" || {
-			echo "jobs/$job.sh: unknown flavour '$(flavour_base "$f")' in '$f' (see patches/flavours)" >&2
+		# a registered kernel (patches/user-kernel.sh) is a flavour too
+		[ -f "$LAB_CACHE/user/$(flavour_base "$f").flavour" ] ||
+			all_flavours | grep -qxF -- "$(flavour_base "$f")" || {
+			echo "jobs/$job.sh: unknown flavour '$(flavour_base "$f")' in '$f' (see patches/flavours; your kernel: docs/your-kernel.md)" >&2
 			return 2
 		}
 		for o in $(flavour_overlays "$f"); do
@@ -29,6 +31,41 @@ job_flavours() {
 		done
 	done
 	printf '%s\n' "$@"
+}
+
+# job_detect FLAVOUR...: the GUP policy of each registered kernel given no
+# POLICY= and not yet detected, read from its kernel: one boot each
+# (jobs/guest/detect.sh: `gupctl detect`, the kernel's facts, then a few
+# probe cells), the answer kept in the cache (patches/flavours.sh's
+# flavour_detected, with the boot's console beside it) and said on stderr
+# with its evidence.  Returns 1 if a detection did not come back.
+job_detect() {
+	local f d
+	for f in "$@"; do
+		[ "$(flavour_policy "$f")" = detect ] || continue
+		d=$(mktemp -d)
+		log "$f: detecting its GUP policy (one boot: the kernel's facts, then probe cells)"
+		if ! "$LAB_ROOT/rootfs/stage-guest.sh" "$f" "$d/stage" >"$d/stage.log" 2>&1; then
+			tail -8 "$d/stage.log" >&2
+			log "$f: staging failed: no detection"
+			rm -rf "$d"
+			return 1
+		fi
+		# the runner's status is the console's: probe cells may WARN
+		job_boot "$d/runner" --flavour "$f" --timeout 900 --raw-trace \
+			--files "$d/stage" --out "$d/run" --results "$d/out" \
+			--exec 'bash /lab/guest/detect.sh' || true
+		if ! jq -e 'has("policy") and has("evidence")' "$d/out/detect.json" >/dev/null 2>&1; then
+			tail -20 "$d/runner" >&2
+			log "$f: no detection came back (console: $d/run/console.log)"
+			return 1
+		fi
+		mkdir -p "$LAB_CACHE/detect"
+		cp "$d/run/console.log" "$(flavour_detected "$f" | sed 's/\.json$//').console.log"
+		cp "$d/out/detect.json" "$(flavour_detected "$f")"
+		log "$f: GUP policy $(flavour_policy "$f"): $(jq -r .evidence "$(flavour_detected "$f")")"
+		rm -rf "$d"
+	done
 }
 
 # job_boot LOG RUN-ARGS...: one guest, qemu/run.sh RUN-ARGS..., whose
@@ -162,6 +199,15 @@ results_flavour() {
 	pkg=$(flavour_source_pkg "$name")
 	args+=(--argjson source_package "$(jq -n --arg name "$pkg" \
 		--arg version "$(source_pkg_version "$pkg")" '{name: $name, version: $version}')")
+	# where a registered kernel came from, and how its policy was chosen
+	if [ -n "$(user_field "$name" kind)" ]; then
+		args+=(--argjson kernel "$(jq -c . "$LAB_CACHE/user/$(flavour_base "$name").json")")
+		args+=(--argjson policy "$(jq -n --arg given "$(flavour_field "$name" 3)" \
+			--arg policy "$(flavour_policy "$name")" --slurpfile d \
+			<(cat "$(flavour_detected "$name")" 2>/dev/null || echo null) \
+			'{name: $policy, how: (if $given == "detect" then "detected" else "given" end),
+			  evidence: ($d[0].evidence // null)}')")
+	fi
 	jq -n --arg name "$name" --arg input_hash "$(flavour_key "$name")" \
 		"${args[@]}" '$ARGS.named' \
 		>"$RESULTS_DIR/.flavour-$(printf %03d "$RESULTS_NF").json"

@@ -53,6 +53,9 @@ make -s -C "$LAB_ROOT/userspace" >&2
 gupctl=$LAB_ROOT/userspace/gupctl
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# A registered kernel given no POLICY=: its policy, read from its kernel
+# first (one boot, cached).
+job_detect "${flavours[@]}" || exit 1
 results_begin matrix "$results"
 out=$RESULTS_DIR
 
@@ -61,7 +64,7 @@ out=$RESULTS_DIR
 # shellcheck disable=SC2317 # called by job_parallel
 matrix_flavour() {
 	local f=$1 bad=0
-	policy=$(flavour_field "$f" 3)
+	policy=$(flavour_policy "$f")
 	stage=$tmp/$f.stage
 	guest_out=$tmp/$f.out
 	echo "# matrix: $f (policy $policy)"

@@ -115,6 +115,9 @@ mapfile -t flavours <<<"$list"
 
 make -s -C userspace
 gupctl=$LAB_ROOT/userspace/gupctl
+# A registered kernel given no POLICY=: its policy, read from its kernel
+# first (one boot, cached).
+job_detect "${flavours[@]}" || exit 1
 results_begin repro "$results"
 mkdir -p "$LAB_CACHE/runs"
 work=$(mktemp -d "$LAB_CACHE/runs/repro-$(date +%Y%m%d-%H%M%S).XXXX")
@@ -242,7 +245,7 @@ repro_flavour() {
 	fi
 	line=$(awk '/^static int mpage_prepare_extent_to_map\(/ { f = 1 }
 		f && /page_buffers\(page\)/ { print NR; exit }' "$kdir/src/fs/ext4/inode.c" 2>/dev/null || true)
-	policy=$(flavour_field "$f" 3)
+	policy=$(flavour_policy "$f")
 	ext4=$(flavour_field "$f" 4)
 	columns=(--policy "$policy" --ext4 "$ext4" --source "$(flavour_field "$f" 5)")
 	flavour_args=("${columns[@]}" --bug-site "fs/ext4/inode.c:${line:-?}")

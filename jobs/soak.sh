@@ -73,7 +73,7 @@ trap 'rm -rf "$work"' EXIT
 bad=0
 for f in "${flavours[@]}"; do
 	d=$f+debug t0=$SECONDS why=null
-	policy=$(flavour_field "$d" 3)
+	policy=$(flavour_policy "$d")
 	echo "# soak: $d (policy $policy)"
 
 	# 1. the kernel, and how long it took to build

@@ -66,10 +66,14 @@ flavour_overlays() {
 # patches/flavours (2 series, 3 gup policy, 4 ext4 behaviour, 5 kernel
 # source).  Overlays share their base flavour's line.
 flavour_field() {
-	local base
+	local base table=$LAB_FLAVOURS
 	base=$(flavour_base "$1")
+	if [[ $base == *@* ]]; then
+		table=$LAB_CACHE/user/$base.flavour
+		[ -f "$table" ] || die "unknown kernel '$base': not registered (give KERNEL=DIR or SERIES=PATH BASE=FLAVOUR: docs/your-kernel.md)"
+	fi
 	awk -v f="$base" -v c="$2" '!/^#/ && $1 == f { print $c; found = 1 }
-		END { exit !found }' "$LAB_FLAVOURS" ||
+		END { exit !found }' "$table" ||
 		die "unknown flavour '$base' (see ${LAB_FLAVOURS#"$LAB_ROOT"/})"
 }
 
@@ -95,6 +99,47 @@ flavour_fragments() {
 	done
 }
 
+# user_field NAME FIELD: a field of a registered kernel's NAME.json
+# (patches/user-kernel.sh: kind, tree, state, builddir, series, base);
+# empty for a flavour of patches/flavours.
+user_field() {
+	local base
+	base=$(flavour_base "$1")
+	[[ $base == *@* ]] || return 0
+	jq -r --arg f "$2" '.[$f] // empty' "$LAB_CACHE/user/$base.json"
+}
+
+# flavour_policy NAME: the GUP policy its cells are judged against: the
+# table's column, or for a registered kernel given no POLICY=, the one
+# detected from its kernel (jobs/lib.sh's job_detect, cached by the base
+# kernel's key: overlays change no GUP code): a policy name, "none" (no
+# known policy matched: cells are measured, not judged), or "detect" until
+# it has been.
+flavour_policy() {
+	local p f
+	p=$(flavour_field "$1" 3) || exit 1
+	f=$(flavour_detected "$1")
+	[ "$p" != detect ] || [ ! -f "$f" ] || p=$(jq -r '.policy // "none"' "$f")
+	echo "$p"
+}
+
+# flavour_detected NAME: where its detected policy is (or will be) kept.
+flavour_detected() {
+	echo "$LAB_CACHE/detect/$(flavour_base "$1")-$(flavour_key "$(flavour_base "$1")").json"
+}
+
+# flavour_patches NAME: every patch file the flavour applies, in order:
+# its series directories', then a registered series' own.
+flavour_patches() {
+	local s base
+	for s in $(flavour_series "$1"); do
+		printf '%s\n' "$LAB_ROOT"/patches/"$s"/*.patch
+	done
+	base=$(flavour_base "$1")
+	[ "$(user_field "$1" kind)" != series ] ||
+		printf '%s\n' "$LAB_CACHE/user/$base.patches"/*.patch
+}
+
 # flavour_series NAME: the flavour's series directories, in order.
 flavour_series() {
 	local s
@@ -117,11 +162,18 @@ flavour_key() {
 		echo "${!memo}"
 		return
 	fi
-	pkg=$(flavour_source_pkg "$name") || exit 1
-	for s in $(flavour_series "$name"); do
-		files+=("$LAB_ROOT"/patches/"$s"/*.patch)
-	done
 	frags=$(flavour_fragments "$name") || exit 1
+	if [ "$(user_field "$name" kind)" = tree ]; then
+		# a tree: its state (patches/user-kernel.sh), not a package
+		{
+			echo "tree $(user_field "$name" state) flavour $name"
+			# shellcheck disable=SC2086 # one path per line, no spaces
+			hash_inputs $frags "$LAB_ROOT/patches/build-flavour.sh"
+		} | sha256sum | cut -c1-16
+		return
+	fi
+	pkg=$(flavour_source_pkg "$name") || exit 1
+	mapfile -t files < <(flavour_patches "$name")
 	{
 		echo "$pkg $(source_pkg_version "$pkg") flavour $name"
 		echo "series: $(flavour_series "$name" | tr '\n' ' ')"
@@ -143,7 +195,15 @@ flavour_keys_export() {
 }
 
 # flavour_dir NAME: where the flavour's built tree (O= directory) lives.
+# A registered tree has one, rebuilt incrementally as the tree changes
+# (build-flavour.sh records the key it holds): tree-ID[+OVERLAYS].
 flavour_dir() {
+	local b
+	b=$(user_field "$1" builddir)
+	if [ -n "$b" ] && [ "$(user_field "$1" kind)" = tree ]; then
+		echo "$b${1#"$(flavour_base "$1")"}"
+		return
+	fi
 	echo "$LAB_CACHE/kernels/$1-$(flavour_key "$1")"
 }
 

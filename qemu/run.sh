@@ -119,7 +119,7 @@ done
 # Every command knows its flavour and the table's policy (the jobs give it
 # to gupctl as --policy; gupctl reads the kernel's own from the kernel:
 # userspace/model/detect.c).
-env="export GUP_LAB_FLAVOUR=$(printf %q "$flavour") GUP_LAB_POLICY=$(printf %q "$(flavour_field "$flavour" 3)")"
+env="export GUP_LAB_FLAVOUR=$(printf %q "$flavour") GUP_LAB_POLICY=$(printf %q "$(flavour_policy "$flavour")")"
 # and whatever the caller gave with --env, each value quoted for bash
 for e in "${envs[@]}"; do
 	env+=" ${e%%=*}=$(printf %q "${e#*=}")"
