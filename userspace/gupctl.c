@@ -18,6 +18,7 @@
 #include "lib/options.h"
 #include "lib/util.h"
 #include "longterm/judge.h"
+#include "matrix/detect.h"
 #include "matrix/report.h"
 #include "matrix/run.h"
 #include "matrix/xcheck.h"
@@ -35,6 +36,8 @@ static const struct gopt_cmd commands[] = {
 		 "show the driver's debugfs pins and counters"),
 	GOPT_CMD("matrix", cmd_matrix,
 		 "run every GUP matrix cell, compare with a policy (KTAP, JSON)"),
+	GOPT_CMD("detect", cmd_detect,
+		 "the kernel's GUP policy: its facts, confirmed by decisive matrix cells"),
 	GOPT_CMD_HOST("report", cmd_report,
 		      "a flavour's results document; docs/matrix.md and the SVG from results (no device)"),
 	GOPT_CMD("xcheck", cmd_xcheck,

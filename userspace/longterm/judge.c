@@ -295,8 +295,10 @@ static json_t *judge_reports(const struct lt_opts *o, struct lt_run *r, int *bad
 		finding(r, "kernel-report", -1, "%s during gup_longterm (console line %u): %s: %s",
 			k.r[i].kind, k.r[i].line, k.r[i].title, predicted ?
 			"a test's policy expects this report (its kind, file and source line)" :
+			policy_is_none(o->policy) && !strcmp(k.r[i].kind, "warning") ?
+			"policy none: no policy to expect it, a finding (the matrix's rule: a WARNING is measured, anything worse fails)" :
 			"no test's policy expects it");
-		if (!predicted)
+		if (!predicted && !(policy_is_none(o->policy) && !strcmp(k.r[i].kind, "warning")))
 			r->nr_disagree++;
 	}
 	kreports_free(&k);
@@ -468,7 +470,10 @@ static int cmd_judge(int argc, char **argv)
 		}
 		json_array_append_new(tests, test_json(r, i, agree));
 	}
-	if (r->nr_unknown)
+	if (r->nr_unknown && policy_is_none(o.policy))
+		finding(r, "measured", -1, "%u of %u tests recorded as measured, not judged: policy %s (gupctl detect matched the kernel to no policy)",
+			r->nr_unknown, r->nr, o.policy);
+	else if (r->nr_unknown)
 		finding(r, "unknown", -1, "%u of %u tests not predicted: no policy function '%s' in userspace/model/policy.c yet",
 			r->nr_unknown, r->nr, o.policy);
 	reports = judge_reports(&o, r, &rbad);
@@ -509,14 +514,18 @@ static int cmd_judge(int argc, char **argv)
 			"agree_by_skip", nr_or_skip, "disagree", r->nr_disagree,
 			"not_predicted", r->nr_unknown,
 			"all_agree", !r->nr_disagree && !r->nr_unknown);
+	if (policy_is_none(o.policy))
+		json_object_set_new(json_object_get(doc, "summary"), "measured_only",
+				    json_integer(r->nr_unknown));
 	for (i = 0; i < r->k.nr_huge; i++)
 		json_array_append_new(json_object_get(doc, "hugetlb"),
 				      json_pack("{s:I, s:I}", "size_kb", (json_int_t)r->k.huge[i].kb,
 						"free", (json_int_t)r->k.huge[i].free));
 	ret = o.json ? write_json(o.json, doc) : 0;
 	json_decref(doc);
+	/* policy none: its tests are measured, not judged; only a disagreement fails */
 	if (!ret)
-		ret = r->nr_disagree || r->nr_unknown ? 1 : 0;
+		ret = r->nr_disagree || (r->nr_unknown && !policy_is_none(o.policy)) ? 1 : 0;
 out:
 	json_decref(r->findings);
 	free(r);

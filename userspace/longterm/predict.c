@@ -201,6 +201,13 @@ static bool ask_policy(const struct lt_kernel *k, struct lt_prediction *p)
 
 	p->has_cell = true;
 	p->matrix_index = matrix_index(&p->cell);
+	if (!k->fn && policy_is_none(k->policy)) {
+		p->verdict = LT_UNKNOWN;
+		why(p, "policy %s: measured, no policy to compare (cell %s)", POLICY_NONE,
+		    p->matrix_index >= 0 ?
+		    matrix_cell_str(p->matrix_index, buf, sizeof(buf)) : "?");
+		return false;
+	}
 	if (!k->fn) {
 		p->verdict = LT_UNKNOWN;
 		why(p, "no policy function '%s' in userspace/model/policy.c (policy_lookup() has none yet): the cell %s is not predicted",

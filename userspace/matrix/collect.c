@@ -82,7 +82,7 @@ static int attribute_reports(const struct collect_opts *o, const struct markers 
 	json_t *a, *cell;
 	const char *why;
 	char buf[1024];
-	bool expected;
+	bool expected, finding;
 	size_t i;
 	int ret = kreports_load(o->reports, "report", &k);
 
@@ -94,8 +94,21 @@ static int attribute_reports(const struct collect_opts *o, const struct markers 
 		cell = m && m->index != KMSG_MARK_END ?
 		       json_integer(m->index + 1) : json_null();
 		why = no_cell(m, fl);
-		expected = !why && report_expected(o, &k.r[i], m->index,
-						   &fl->cells[m->index], buf, sizeof(buf));
+		/*
+		 * Policy none: a WARNING during a cell is that cell's finding
+		 * (nothing expects or forbids it); an oops, a BUG, a hung task
+		 * or a report outside the cells still fails the flavour.
+		 */
+		finding = !why && fl->cells[m->index].measured_only &&
+			  !strcmp(k.r[i].kind, "warning");
+		if (finding)
+			snprintf(buf, sizeof(buf), MATRIX_MEASURED_ONLY ": a WARNING during cell %d, a finding of this kernel (WARN_ON_ONCE is not re-armed: the first cell to reach its site)",
+				 m->index + 1);
+		else if (!why && fl->cells[m->index].measured_only)
+			why = "a report other than a WARNING during a cell of policy none: it fails the flavour, whatever the policy";
+		expected = !why && !finding &&
+			   report_expected(o, &k.r[i], m->index,
+					   &fl->cells[m->index], buf, sizeof(buf));
 		if (expected)
 			seen[m->index] = true;
 		/* not the lab's to expect, nor to fail on: a documented finding */
@@ -105,7 +118,7 @@ static int attribute_reports(const struct collect_opts *o, const struct markers 
 				 series->what, series->doc);
 			why = NULL;
 		}
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s?, s:i, s:s?, s:o, s:b, s:o, s:s}",
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s?, s:i, s:s?, s:o, s:b, s:o, s:b, s:s}",
 						   "kind", k.r[i].kind, "title", k.r[i].title,
 						   "location", k.r[i].location,
 						   "console_line", k.r[i].line,
@@ -113,6 +126,7 @@ static int attribute_reports(const struct collect_opts *o, const struct markers 
 						   "cell", cell,
 						   "expected", expected,
 						   "series_finding", series_json(series),
+						   "no_policy_finding", finding,
 						   "note", why ?: buf));
 	}
 	kreports_free(&k);
@@ -248,7 +262,7 @@ static void print_problems(const struct collect_opts *o, const struct mflavour *
 	for (i = 0; i < fl->nr_reports; i++) {
 		const struct mreport *r = &fl->reports[i];
 
-		if (r->expected || r->series)
+		if (r->expected || r->series || r->finding)
 			continue;
 		if (r->cell != KMSG_MARK_END)
 			snprintf(what, sizeof(what), " during %s cell %d", r->step, r->cell + 1);
@@ -281,8 +295,13 @@ static void print_summary(const struct collect_opts *o, const struct mflavour *f
 	else
 		printf("gup_test: %d checked, %d disagree, ", fl->xcheck_nr,
 		       fl->xcheck_disagree);
+	if (fl->nr_measured_only)
+		printf("%u " MATRIX_MEASURED_ONLY ", ", fl->nr_measured_only);
 	printf("kernel reports: %u expected, %u unexpected, ",
 	       mflavour_expected_reports(fl), fl->nr_unexpected);
+	if (fl->nr_findings)
+		printf("%u WARNING%s in cells with no policy (findings), ", fl->nr_findings,
+		       fl->nr_findings == 1 ? "" : "s");
 	if (fl->nr_series)
 		printf("%u the series' own finding%s, ", fl->nr_series,
 		       fl->nr_series == 1 ? "" : "s");

@@ -40,10 +40,10 @@ void matrix_dir_defaults(const char **dir)
 
 const char *matrix_policy_help(void)
 {
-	static char help[128];
+	static char help[192];
 
 	snprintf(help, sizeof(help),
-		 "expected outcomes from this policy: %s (required)",
-		 policy_names());
+		 "expect by: %s; %s: measure only (required)",
+		 policy_names(), POLICY_NONE);
 	return help;
 }

@@ -71,7 +71,7 @@ json_t *matrix_json_cell(unsigned int idx, const struct mcell *c)
 {
 	json_t *j = matrix_json_cell_id(idx);
 
-	json_object_set_new(j, "expected",
+	json_object_set_new(j, "expected", c->measured_only ? json_null() :
 			    json_pack("{s:s, s:s?, s:s, s:s, s:o}",
 				      "outcome", matrix_outcome_name(c->expected),
 				      "errno", or_null(c->exp_err),
@@ -127,6 +127,10 @@ void mcell_measured_str(char *buf, size_t size, const struct mcell *c)
 
 void mcell_expected_str(char *buf, size_t size, const struct mcell *c)
 {
+	if (c->measured_only) {
+		snprintf(buf, size, "nothing (" MATRIX_MEASURED_ONLY ")");
+		return;
+	}
 	switch (c->expected) {
 	case MATRIX_PINNED:
 		snprintf(buf, size, "pinned");
@@ -384,12 +388,21 @@ static int parse_cell(const struct jreader *r, json_t *j, struct mflavour *fl)
 	mc = &fl->cells[idx];
 	if (mc->present)
 		return jerr(r, "the cell is there twice");
-	if (!json_is_object(exp) || !json_is_object(meas) || !json_is_boolean(match))
-		return jerr(r, "want objects \"expected\", \"measured\" and a boolean \"match\"");
+	mc->measured_only = json_is_null(exp);
+	if (mc->measured_only && !policy_is_none(fl->policy))
+		return jerr(r, "\"expected\" is null (measured only) in a document of policy %s: only policy %s has no expectation",
+			    fl->policy, POLICY_NONE);
+	if ((!mc->measured_only && !json_is_object(exp)) || !json_is_object(meas) ||
+	    !json_is_boolean(match))
+		return jerr(r, "want objects \"expected\" (null: policy %s), \"measured\" and a boolean \"match\"",
+			    POLICY_NONE);
 	mc->cell = c;
-	ret = get_outcome(r, exp, &mc->expected) ?:
-	      get_errno(r, exp, "errno", mc->exp_err) ?:
-	      get_str(r, exp, "reason", false, &mc->reason) ?:
+	mc->expected = MATRIX_NOT_RUN;
+	mc->reason = mc->measured_only ? MATRIX_MEASURED_ONLY : NULL;
+	ret = (mc->measured_only ? 0 :
+	       get_outcome(r, exp, &mc->expected) ?:
+	       get_errno(r, exp, "errno", mc->exp_err) ?:
+	       get_str(r, exp, "reason", false, &mc->reason)) ?:
 	      get_outcome(r, meas, &mc->measured) ?:
 	      get_errno(r, meas, "errno", mc->meas_err) ?:
 	      get_errno(r, meas, "unpin_errno", mc->unpin_err) ?:
@@ -410,7 +423,7 @@ static int parse_cell(const struct jreader *r, json_t *j, struct mflavour *fl)
 	if (mc->why_not_run && (mc->measured != MATRIX_NOT_RUN || mc->match))
 		return jerr(r, "\"why_not_run\" on a cell measured %s%s: it says why a cell did not run, which is never a match",
 			    matrix_outcome_name(mc->measured), mc->match ? " and matched" : "");
-	ret = parse_expected_more(r, exp, mc) ?:
+	ret = (mc->measured_only ? 0 : parse_expected_more(r, exp, mc)) ?:
 	      parse_thp(r, meas, mc) ?:
 	      get_str(r, j, "note", true, &mc->note);
 	if (ret)
@@ -420,7 +433,9 @@ static int parse_cell(const struct jreader *r, json_t *j, struct mflavour *fl)
 	fl->nr_present++;
 	if (mc->measured != MATRIX_NOT_RUN)
 		fl->nr_run++;
-	if (mc->expected == MATRIX_NOT_RUN)
+	if (mc->measured_only)
+		fl->nr_measured_only++;
+	else if (mc->expected == MATRIX_NOT_RUN)
 		fl->nr_not_applicable++;
 	if (!mc->match)
 		fl->nr_mismatch++;
@@ -529,8 +544,14 @@ static int parse_reports(struct jreader *r, json_t *a, struct mflavour *fl)
 		ret = parse_series(r, json_object_get(j, "series_finding"), rep);
 		if (ret)
 			return ret;
+		rep->finding = json_is_true(json_object_get(j, "no_policy_finding"));
+		if (rep->finding && (rep->expected || rep->series ||
+				     !policy_is_none(fl->policy)))
+			return jerr(r, "\"no_policy_finding\" on a report that is expected, a series finding, or of policy %s: only a report during a cell of policy %s is one",
+				    fl->policy, POLICY_NONE);
 		fl->nr_series += !rep->expected && rep->series;
-		fl->nr_unexpected += !rep->expected && !rep->series;
+		fl->nr_findings += rep->finding;
+		fl->nr_unexpected += !rep->expected && !rep->series && !rep->finding;
 		fl->nr_reports++;
 	}
 	r->where[0] = '\0';
@@ -622,13 +643,14 @@ bool matrix_flavour_failed(const struct mflavour *fl)
 
 bool matrix_flavour_mislabelled(const struct mflavour *fl)
 {
-	return fl->kernel_policy_read &&
+	/* none: the job found no policy (gupctl detect); nothing to contradict */
+	return fl->kernel_policy_read && !policy_is_none(fl->policy) &&
 	       (!fl->kernel_policy || strcmp(fl->kernel_policy, fl->policy));
 }
 
 json_t *matrix_json_summary(const struct mflavour *fl)
 {
-	return json_pack("{s:i, s:i, s:i, s:i, s:o, s:i, s:i, s:i, s:i, s:b}",
+	json_t *s = json_pack("{s:i, s:i, s:i, s:i, s:o, s:i, s:i, s:i, s:i, s:b}",
 			 "cells", fl->nr_present, "run", fl->nr_run,
 			 "not_applicable", fl->nr_not_applicable,
 			 "mismatches", fl->nr_mismatch,
@@ -639,4 +661,11 @@ json_t *matrix_json_summary(const struct mflavour *fl)
 			 "unexpected_kernel_reports", fl->nr_unexpected,
 			 "series_findings", fl->nr_series,
 			 "passed", !matrix_flavour_failed(fl));
+
+	/* policy none's counts: only its documents have them */
+	if (s && policy_is_none(fl->policy)) {
+		json_object_set_new(s, "measured_only", json_integer(fl->nr_measured_only));
+		json_object_set_new(s, "no_policy_findings", json_integer(fl->nr_findings));
+	}
+	return s;
 }

@@ -19,11 +19,18 @@
 #include "model/policy.h"
 
 #define MATRIX_ERRNO_LEN	24
+/* What a cell of a --policy none run says in KTAP, JSON and the pages. */
+#define MATRIX_MEASURED_ONLY	"measured, no policy to compare"
 
 /* One cell of a document. */
 struct mcell {
 	bool present;			/* read back: the document has it */
 	struct cell cell;
+	/*
+	 * --policy none: no expectation ("expected": null); @expected is
+	 * MATRIX_NOT_RUN, @reason NULL, @match: the cell ran cleanly.
+	 */
+	bool measured_only;
 	enum matrix_outcome expected;
 	char exp_err[MATRIX_ERRNO_LEN];	/* errno name if refused, "" if not */
 	const char *reason;		/* why the policy expects it */
@@ -51,6 +58,11 @@ struct mreport {
 	int cell;			/* KMSG_MARK_END: none */
 	bool expected;
 	const char *series;		/* not expected: the series finding it is */
+	/*
+	 * Policy none: a WARNING during a cell, which no policy expects nor
+	 * refuses: listed as a finding of that cell, not a failure.
+	 */
+	bool finding;
 	const char *note;		/* why (not) expected, or NULL */
 };
 
@@ -69,18 +81,19 @@ struct mflavour {
 	bool kernel_policy_read;
 	const char *kernel_policy, *kernel_policy_why;
 	unsigned int nr_present, nr_run, nr_not_applicable, nr_mismatch;
+	unsigned int nr_measured_only;	/* policy none: cells run, not compared */
 	struct mcell cells[MATRIX_NR_CELLS];
 	/* FLAVOUR.json only (absent: xcheck_nr < 0, no reports) */
 	int xcheck_nr, xcheck_disagree;
 	struct mreport *reports;
-	/* expected: nr_reports - nr_unexpected - nr_series */
-	unsigned int nr_reports, nr_unexpected, nr_series;
+	/* expected: nr_reports - nr_unexpected - nr_series - nr_findings */
+	unsigned int nr_reports, nr_unexpected, nr_series, nr_findings;
 };
 
 /* The reports of @fl its cells expected. */
 static inline unsigned int mflavour_expected_reports(const struct mflavour *fl)
 {
-	return fl->nr_reports - fl->nr_unexpected - fl->nr_series;
+	return fl->nr_reports - fl->nr_unexpected - fl->nr_series - fl->nr_findings;
 }
 
 /* A cell's measured and expected outcomes in words, for pages and messages. */

@@ -87,9 +87,9 @@ static int check_collect_opts(struct report_opts *o)
 		return usage_error("report",
 				   "bad --flavour '%s': 1 to 63 letters, digits, '.', '_' or '-'",
 				   o->c.flavour);
-	if (!policy_lookup(o->c.policy))
-		return usage_error("report", "unknown --policy '%s': give one of: %s",
-				   o->c.policy, policy_names());
+	if (!policy_lookup(o->c.policy) && !policy_is_none(o->c.policy))
+		return usage_error("report", "unknown --policy '%s': give one of: %s, or %s",
+				   o->c.policy, policy_names(), POLICY_NONE);
 	o->c.boot_seconds = strtod(o->boot_seconds, &end);
 	if (end == o->boot_seconds || *end || o->c.boot_seconds < 0)
 		return usage_error("report", "bad --boot-seconds '%s': give seconds",
@@ -696,6 +696,9 @@ static void md_reports(const struct mflavour *fl, FILE *f)
 	if (fl->nr_series)
 		fprintf(f, ", %u the series' own finding%s", fl->nr_series,
 			fl->nr_series == 1 ? "" : "s");
+	if (fl->nr_findings)
+		fprintf(f, ", %u during cells with no policy to compare (findings)",
+			fl->nr_findings);
 	fputc('.', f);
 	for (i = 0; i < fl->nr_reports; i++) {
 		const struct mreport *rep = &fl->reports[i];
@@ -724,7 +727,9 @@ static void md_reports(const struct mflavour *fl, FILE *f)
 
 		if (rep->expected)
 			continue;
-		fputs(rep->series ? "- **the series' own finding** `" : "- **not expected** `", f);
+		fputs(rep->series ? "- **the series' own finding** `" :
+		      rep->finding ? "- **finding, " MATRIX_MEASURED_ONLY "** `" :
+		      "- **not expected** `", f);
 		md_puts(f, rep->kind);
 		fputs("` ", f);
 		md_report_when(rep, f);
@@ -737,7 +742,7 @@ static void md_reports(const struct mflavour *fl, FILE *f)
 		}
 		fputc('\n', f);
 	}
-	if (fl->nr_unexpected || fl->nr_series)
+	if (fl->nr_unexpected || fl->nr_series || fl->nr_findings)
 		fputc('\n', f);
 }
 
@@ -802,7 +807,11 @@ static void md_mismatches(const struct mflavour *fl, FILE *f)
 	char what[160], measured[96], expected[96];
 	unsigned int idx;
 
-	fprintf(f, "Mismatches: %u%s\n", fl->nr_mismatch, fl->nr_mismatch ? "" : ".");
+	if (policy_is_none(fl->policy))
+		fprintf(f, "Cells that did not run cleanly (policy %s: no cell is compared, so nothing else is a mismatch): %u%s\n",
+			POLICY_NONE, fl->nr_mismatch, fl->nr_mismatch ? "" : ".");
+	else
+		fprintf(f, "Mismatches: %u%s\n", fl->nr_mismatch, fl->nr_mismatch ? "" : ".");
 	if (fl->nr_mismatch)
 		fputc('\n', f);
 	for (idx = 0; idx < MATRIX_NR_CELLS; idx++) {
@@ -834,6 +843,13 @@ static void md_flavour(const struct mflavour *fl, FILE *f)
 	md_puts(f, fl->kernel ?: "?");
 	fprintf(f, "`: %u cells in the results, %u run, %u not applicable.",
 		fl->nr_present, fl->nr_run, fl->nr_not_applicable);
+	if (policy_is_none(fl->policy))
+		fprintf(f, " Policy `%s`: %u cells " MATRIX_MEASURED_ONLY
+			" (gupctl detect matched this kernel to no policy the lab models):"
+			" each shows its measured outcome; none is a mismatch, a WARNING"
+			" during a cell is listed as that cell's finding, and only a"
+			" cell that did not run cleanly, or a report other than a"
+			" WARNING, fails the flavour.", POLICY_NONE, fl->nr_measured_only);
 	if (fl->verdict) {
 		fputs(" Kernel verdict of the boot: ", f);
 		md_puts(f, fl->verdict);
@@ -972,8 +988,8 @@ static bool same_measured(const struct mcell *a, const struct mcell *b)
 static bool twins_compared(const struct mflavour *fl, unsigned int idx, int t)
 {
 	return t >= 0 && fl->cells[idx].present && fl->cells[t].present &&
-	       fl->cells[idx].expected != MATRIX_NOT_RUN &&
-	       fl->cells[t].expected != MATRIX_NOT_RUN;
+	       (fl->cells[idx].expected != MATRIX_NOT_RUN || fl->cells[idx].measured_only) &&
+	       (fl->cells[t].expected != MATRIX_NOT_RUN || fl->cells[t].measured_only);
 }
 
 /* ... and did both run? */
@@ -1215,6 +1231,8 @@ static void svg_panel(FILE *f, const struct mflavour *ref, const struct mflavour
 	xml_puts(f, fl->name);
 	fputs(" (policy ", f);
 	xml_puts(f, fl->policy);
+	if (policy_is_none(fl->policy))
+		fputs(": " MATRIX_MEASURED_ONLY, f);
 	fputs(")</text>\n<text x=\"0\" y=\"30\" font-size=\"10\">kernel ", f);
 	xml_puts(f, fl->kernel ?: "?");
 	if (fl->wall_matrix >= 0)
@@ -1502,6 +1520,8 @@ int cmd_report(int argc, char **argv)
 		failed += matrix_flavour_failed(fl);
 		printf("%s: %u cells, %u run, %u not applicable, ", fl->name,
 		       fl->nr_present, fl->nr_run, fl->nr_not_applicable);
+		if (policy_is_none(fl->policy))
+			printf("%u " MATRIX_MEASURED_ONLY ", ", fl->nr_measured_only);
 		printf("%u mismatch%s, kernel reports: %u expected, %u unexpected",
 		       fl->nr_mismatch, fl->nr_mismatch == 1 ? "" : "es",
 		       mflavour_expected_reports(fl), fl->nr_unexpected);

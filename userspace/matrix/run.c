@@ -38,7 +38,7 @@
 struct matrix_opts {
 	const char *flavour;
 	const char *policy;
-	policy_fn expect;
+	policy_fn expect;		/* NULL: --policy none */
 	const char *dir[MATRIX_NR_DIRS];
 	const char *json;
 	bool expect_only;
@@ -87,12 +87,12 @@ static int parse_matrix_opts(int argc, char **argv, struct matrix_opts *o)
 				   "bad --flavour '%s': 1 to 63 letters, digits, '.', '_' or '-'",
 				   o->flavour);
 	if (!o->policy)
-		return usage_error("matrix", "no --policy: give one of: %s",
-				   policy_names());
+		return usage_error("matrix", "no --policy: give one of: %s, or %s",
+				   policy_names(), POLICY_NONE);
 	o->expect = policy_lookup(o->policy);
-	if (!o->expect)
-		return usage_error("matrix", "unknown --policy '%s': give one of: %s",
-				   o->policy, policy_names());
+	if (!o->expect && !policy_is_none(o->policy))
+		return usage_error("matrix", "unknown --policy '%s': give one of: %s, or %s",
+				   o->policy, policy_names(), POLICY_NONE);
 	for (d = 0; d < MATRIX_NR_DIRS; d++)
 		if (!o->dir[d][0])
 			return usage_error("matrix", "empty %s", matrix_dirs[d].option);
@@ -104,6 +104,7 @@ static int parse_matrix_opts(int argc, char **argv, struct matrix_opts *o)
 struct cell_result {
 	struct cell cell;
 	struct expectation exp;		/* computed before the pin */
+	bool measured_only;		/* --policy none: no expectation */
 	enum matrix_outcome measured;
 	int err;			/* refusal, or setup failure; 0: none */
 	bool setup_failed;
@@ -132,7 +133,7 @@ struct matrix_run {
 	/* a scratch file system that is not there: why, "" if it is */
 	char dir_missing[MATRIX_NR_DIRS][256];
 	unsigned int nr_ok, nr_mismatch, nr_setup_failed, nr_unpin_failed,
-		     nr_skipped, nr_not_run;
+		     nr_skipped, nr_not_run, nr_measured_only;
 	double wall;			/* seconds */
 };
 
@@ -280,6 +281,8 @@ static void cell_pin(struct matrix_run *r, const struct cell_target *ct,
 
 static bool cell_as_expected(const struct cell_result *res)
 {
+	if (res->measured_only)		/* ran: nothing to compare */
+		return res->measured != MATRIX_NOT_RUN && !res->setup_failed;
 	switch (res->exp.outcome) {
 	case OUTCOME_PINNED:
 		return res->measured == MATRIX_PINNED;
@@ -383,6 +386,20 @@ static void cell_report(struct matrix_run *r, unsigned int n,
 		       n + 1, desc, errno_name(res->unpin_err),
 		       strerror(-res->unpin_err), expected_str(&res->exp),
 		       res->exp.reason);
+	} else if (res->measured_only && cell_ok(res)) {
+		/*
+		 * KTAP's SKIP (Documentation/dev-tools/ktap.rst: "ok" or "not
+		 * ok" with it; a skip does not affect the parent's result):
+		 * the comparison is skipped, the cell ran, the outcome is the
+		 * diagnostic.  Not XFAIL or TODO: nothing is expected.
+		 */
+		r->nr_measured_only++;
+		printf("ok %u %s # SKIP " MATRIX_MEASURED_ONLY ": %s\n", n + 1, desc,
+		       measured_str(res));
+	} else if (res->measured_only) {
+		r->nr_mismatch++;
+		printf("not ok %u %s # measured %s: the cell did not run cleanly (no policy to compare)\n",
+		       n + 1, desc, measured_str(res));
 	} else if (cell_ok(res)) {
 		r->nr_ok++;
 		printf("ok %u %s # %s%s%s (expected: %s)\n", n + 1, desc,
@@ -407,7 +424,19 @@ static void cell_report(struct matrix_run *r, unsigned int n,
 static struct expectation matrix_expect(policy_fn expect, const struct cell *c,
 					bool quick)
 {
-	struct expectation e = expect(c);
+	struct expectation e;
+	const char *why;
+
+	if (!expect) {
+		/* --policy none: every cell user space can set up is measured */
+		e = (struct expectation){ .outcome = OUTCOME_PINNED,
+					  .reason = MATRIX_MEASURED_ONLY };
+		if (!state_possible(c->backing, c->state, &why))
+			e = (struct expectation){ .outcome = OUTCOME_NOT_APPLICABLE,
+						  .reason = why };
+	} else {
+		e = expect(c);
+	}
 
 	if (e.flags_only && (c->backing != 0 || c->state != 0))
 		return (struct expectation){
@@ -450,6 +479,8 @@ static void run_cell(struct matrix_run *r, unsigned int n)
 	memset(res, 0, sizeof(*res));
 	matrix_cell(n, &res->cell);
 	res->exp = matrix_expect(r->o->expect, &res->cell, r->o->quick);
+	res->measured_only = !r->o->expect &&
+			     res->exp.outcome != OUTCOME_NOT_APPLICABLE;
 	res->measured = MATRIX_NOT_RUN;
 	/*
 	 * A cell not run asks nothing of the kernel: no marker, and a report
@@ -484,13 +515,70 @@ static void run_cell(struct matrix_run *r, unsigned int n)
 	cell_report(r, n, res, NULL);
 }
 
+void matrix_run_one(struct gupdev *dev, const char *const *dir,
+		    struct kmsg_marker *marks, unsigned int n, bool rearm,
+		    struct matrix_one *out)
+{
+	struct matrix_opts o;
+	struct matrix_run r;
+	struct cell_result res;
+	struct cell_target ct;
+	unsigned int d;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	memset(&o, 0, sizeof(o));
+	memset(&r, 0, sizeof(r));
+	memset(&res, 0, sizeof(res));
+	for (d = 0; d < MATRIX_NR_DIRS; d++)
+		o.dir[d] = dir[d];
+	r.o = &o;
+	r.dev = *dev;
+	r.page = getpagesize();
+	r.fill = malloc(r.page);
+	out->measured = MATRIX_NOT_RUN;
+	if (!r.fill) {
+		out->setup_failed = true;
+		out->err = ENOMEM;
+		snprintf(out->why, sizeof(out->why), "out of memory");
+		return;
+	}
+	memset(r.fill, MATRIX_FILL_BYTE, r.page);
+	matrix_cell(n, &res.cell);
+	res.measured = MATRIX_NOT_RUN;
+	kmsg_marker_mark(marks, n);
+	ret = cell_setup(&r, n, &res.cell, &ct);
+	if (!ret && rearm) {
+		ret = rearm_warn_once();
+		if (ret) {
+			snprintf(ct.err, sizeof(ct.err), "cannot re-arm WARN_ON_ONCE (%s)",
+				 MATRIX_CLEAR_WARN_ONCE);
+			cell_teardown(&ct);
+		}
+	}
+	if (ret) {
+		out->setup_failed = true;
+		out->err = -ret;
+		snprintf(out->why, sizeof(out->why), "%.300s", ct.err);
+		free(r.fill);
+		return;
+	}
+	cell_pin(&r, &ct, &res);
+	cell_teardown(&ct);
+	out->measured = res.measured;
+	out->err = res.measured == MATRIX_REFUSED ? res.err : 0;
+	out->unpin_err = res.unpin_err;
+	free(r.fill);
+}
+
 /* ---- Outputs ---- */
 
 static void cell_record(const struct cell_result *res, struct mcell *mc)
 {
 	memset(mc, 0, sizeof(*mc));
 	mc->cell = res->cell;
-	mc->expected = expected_outcome(&res->exp);
+	mc->measured_only = res->measured_only;
+	mc->expected = res->measured_only ? MATRIX_NOT_RUN : expected_outcome(&res->exp);
 	if (res->exp.outcome == OUTCOME_REFUSED)
 		snprintf(mc->exp_err, sizeof(mc->exp_err), "%s",
 			 errno_name(res->exp.err));
@@ -580,7 +668,10 @@ static void detect_kernel_policy(struct matrix_run *r)
 					 sizeof(r->kernel_policy_why));
 	printf("# kernel GUP policy: %s (%s)\n", r->kernel_policy ?: "unknown",
 	       r->kernel_policy_why);
-	if (!r->kernel_policy || strcmp(r->kernel_policy, r->o->policy))
+	if (!r->o->expect)
+		printf("# --policy %s: every cell is measured, none compared (gupctl detect matched no policy); WARN_ON_ONCE is not re-armed: a report belongs to the first cell that reaches its site\n",
+		       POLICY_NONE);
+	else if (!r->kernel_policy || strcmp(r->kernel_policy, r->o->policy))
 		printf("# --policy %s is not the kernel's (%s): a mislabelled flavour, expect mismatches\n",
 		       r->o->policy, r->kernel_policy ?: "unknown");
 }
@@ -614,12 +705,14 @@ static int run_matrix(struct matrix_run *r)
 	r->wall = now_seconds() - start;
 	kmsg_marker_mark(&r->marks, KMSG_MARK_END);
 
-	printf("# matrix: %u cells: %u as expected, %u mismatches, %u setup failures, %u unpin failures, %u not run (no file system), %u not applicable (not run)\n",
+	printf("# matrix: %u cells: %u as expected, %u mismatches, %u setup failures, %u unpin failures, %u not run (no file system), %u not applicable (not run)",
 	       MATRIX_NR_CELLS, r->nr_ok, r->nr_mismatch, r->nr_setup_failed,
 	       r->nr_unpin_failed, r->nr_not_run, r->nr_skipped);
-	printf("# Totals: pass:%u fail:%u xfail:0 xpass:0 skip:%u error:0\n",
+	if (!r->o->expect)
+		printf(", %u " MATRIX_MEASURED_ONLY, r->nr_measured_only);
+	printf("\n# Totals: pass:%u fail:%u xfail:0 xpass:0 skip:%u error:0\n",
 	       r->nr_ok, r->nr_mismatch + r->nr_setup_failed + r->nr_unpin_failed +
-	       r->nr_not_run, r->nr_skipped);
+	       r->nr_not_run, r->nr_skipped + r->nr_measured_only);
 	printf("# wall time: %.1f s\n", r->wall);
 	fflush(stdout);
 
@@ -645,7 +738,9 @@ static int print_expectations(const struct matrix_opts *o)
 		matrix_cell(n, &c);
 		e = matrix_expect(o->expect, &c, o->quick);
 		printf("%u\t%s\t%s%s%s\t%s\n", n + 1,
-		       matrix_cell_str(n, desc, sizeof(desc)), expected_str(&e),
+		       matrix_cell_str(n, desc, sizeof(desc)),
+		       !o->expect && e.outcome != OUTCOME_NOT_APPLICABLE ? "measured" :
+		       expected_str(&e),
 		       e.by_driver ? " (driver)" : "", e.report.kind ? " + WARN" : "",
 		       e.reason);
 	}

@@ -36,6 +36,7 @@
 
 /* Why a cell is not cross-checked (not_checked()), in the order tested. */
 enum xcheck_skip {
+	SKIP_NO_POLICY,
 	SKIP_NOT_APPLICABLE,
 	SKIP_QUICK,
 	SKIP_NO_FS,
@@ -53,6 +54,7 @@ enum xcheck_skip {
 };
 
 static const char * const skip_reasons[SKIP_COUNT] = {
+	[SKIP_NO_POLICY]	= "policy none: no expectation to check gup_test against (the matrix measured every cell, none compared); nor does gup_test run, so that no WARN of its own lands on the console",
 	[SKIP_NOT_APPLICABLE]	= "not applicable: the matrix does not run it either",
 	[SKIP_QUICK]		= "not in the quick subset: the matrix (--quick, make check) did not run it; make matrix checks it",
 	[SKIP_NO_FS]		= "its scratch file system (xfs, btrfs) is not there: the matrix fails its cells, saying why",
@@ -70,7 +72,7 @@ static const char * const skip_reasons[SKIP_COUNT] = {
 
 struct xcheck {
 	const char *policy_name;
-	policy_fn policy;
+	policy_fn policy;		/* NULL: --policy none */
 	const char *gup_test;		/* path of the gup_test binary */
 	const char *matrix_path;	/* our matrix's JSON, or NULL */
 	struct mflavour *matrix;	/* that JSON, read once */
@@ -139,9 +141,9 @@ static int parse_args(struct xcheck *x, int argc, char **argv)
 	if (!x->policy_name || !x->gup_test)
 		return usage_error("xcheck", "--policy and --gup-test are required");
 	x->policy = policy_lookup(x->policy_name);
-	if (!x->policy)
-		return usage_error("xcheck", "unknown --policy '%s': give one of: %s",
-				   x->policy_name, policy_names());
+	if (!x->policy && !policy_is_none(x->policy_name))
+		return usage_error("xcheck", "unknown --policy '%s': give one of: %s, or %s",
+				   x->policy_name, policy_names(), POLICY_NONE);
 	if (!x->foll_longterm)
 		return usage_error("xcheck",
 				   "bad --foll-longterm 0: give the kernel's FOLL_LONGTERM");
@@ -375,6 +377,10 @@ static void check_cell(struct xcheck *x, unsigned int idx)
 	int ret;
 
 	matrix_cell(idx, &c);
+	if (!x->policy) {
+		x->nr_skipped[SKIP_NO_POLICY]++;
+		return;
+	}
 	e = x->policy(&c);
 	skip = not_checked(x, &c, &e);
 	if (skip != SKIP_COUNT) {

@@ -451,7 +451,7 @@ static const char *const mainline_refused[DT_COUNT] = PER_FS(612, "check_vma_fla
  * The same answers as gup-v9 except flags_decide_612(); the reasons cite
  * 6.12.
  */
-static struct expectation expect_mainline(const struct cell *c)
+static struct expectation expect_612(const struct cell *c, bool file_policy)
 {
 	unsigned int need = GUP_PIN_FLAG_WRITE | GUP_PIN_FLAG_LONGTERM;
 	bool write = c->flags & GUP_PIN_FLAG_WRITE;
@@ -461,8 +461,11 @@ static struct expectation expect_mainline(const struct cell *c)
 	if (cell_impossible(c, &e) || flags_decide_612(c, &e))
 		return e;
 	if ((c->flags & need) == need && method_is_pin(c->method) &&
-	    backing_dirty_tracked_v9(c->backing))
-		return refused(EFAULT, mainline_refused[backing_dt_fs(c->backing)]);
+	    backing_dirty_tracked_v9(c->backing)) {
+		if (file_policy)
+			return refused(EFAULT, mainline_refused[backing_dt_fs(c->backing)]);
+		return pinned("no file write policy: writable_file_mapping_allowed() (mm/gup.c:1252-1267) allows this FOLL_PIN|FOLL_LONGTERM write to a dirty-tracked shared VMA; GUP-fast's gup_fast_folio_allowed() (mm/gup.c:2833) still sends the page-cache folio to the slow path, which takes it");
+	}
 	if (write && file_read_only(c, false))
 		return refused(EFAULT, force ?
 			       "check_vma_flags() (mm/gup.c:1297-1313): no VM_WRITE, and FOLL_FORCE does not help: a MAP_SHARED mapping of an O_RDONLY file loses VM_SHARED and VM_MAYWRITE, so it is no COW mapping" :
@@ -477,6 +480,25 @@ static struct expectation expect_mainline(const struct cell *c)
 	    backing_spec(c->backing)->kind == TARGET_FILE)
 		return pinned("a long-term read pin of a file page in a COW mapping: gup_must_unshare() (mm/internal.h:1393-1404) unshares it first, and GUP pins the anonymous copy");
 	return pinned("a read pin: GUP faults the page in readable and takes it");
+}
+
+static struct expectation expect_mainline(const struct cell *c)
+{
+	return expect_612(c, true);
+}
+
+/*
+ * The 6.12 kernel with no file-backed write policy: mainline's code with
+ * writable_file_mapping_allowed() (mm/gup.c:1252-1267) changed to allow
+ * everything, which is what 6.12 does for every write but a FOLL_PIN|
+ * FOLL_LONGTERM one to a dirty-tracked VMA.  Not a flavour's policy: the
+ * reference gupctl detect tells mainline from (stock cannot be: 6.1's
+ * flags_decide_61() refuses FOLL_LONGTERM to pin_user_pages_unlocked(),
+ * which 6.12 takes, mm/gup.c:3663-3676).
+ */
+static struct expectation expect_612_no_file_policy(const struct cell *c)
+{
+	return expect_612(c, false);
 }
 
 /*
@@ -524,6 +546,33 @@ enum policy_kernel policy_kernel(const char *name)
 	if (!src)
 		return POLICY_KERNEL_COUNT;
 	return strcmp(src, "6.12") ? POLICY_KERNEL_61 : POLICY_KERNEL_612;
+}
+
+bool policy_is_none(const char *name)
+{
+	return name && !strcmp(name, POLICY_NONE);
+}
+
+policy_fn policy_reference(enum policy_kernel k)
+{
+	switch (k) {
+	case POLICY_KERNEL_61:
+		return expect_stock;
+	case POLICY_KERNEL_612:
+		return expect_612_no_file_policy;
+	default:
+		return NULL;
+	}
+}
+
+size_t policy_family(enum policy_kernel k, const char **names, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+		if (policy_kernel(policies[i].name) == k && n < max)
+			names[n++] = policies[i].name;
+	return n;
 }
 
 const char *policy_names(void)

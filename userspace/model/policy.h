@@ -78,6 +78,22 @@ enum policy_kernel {
 
 /* The kernel of the policy named @name; POLICY_KERNEL_COUNT if none. */
 enum policy_kernel policy_kernel(const char *name);
+/*
+ * "none": a kernel whose GUP policy the lab does not know (a user's tree
+ * that gupctl detect matches to no policy).  Not a policy: policy_lookup()
+ * has no function for it; gupctl matrix, xcheck, report --collect and
+ * longterm judge take it and measure, record and judge nothing against it.
+ */
+#define POLICY_NONE	"none"
+bool policy_is_none(const char *name);
+/*
+ * The kernel @k's code with no file-backed write policy: 6.1, stock's;
+ * 6.12, mainline's with writable_file_mapping_allowed() always allowing
+ * (a named policy for 6.1, none for 6.12).  NULL for POLICY_KERNEL_COUNT.
+ */
+policy_fn policy_reference(enum policy_kernel k);
+/* The names of @k's policies, in the table's order, at most @max: how many. */
+size_t policy_family(enum policy_kernel k, const char **names, size_t max);
 /* Comma separated names of every policy, for help and errors. */
 const char *policy_names(void);
 
