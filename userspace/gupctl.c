@@ -12,6 +12,7 @@
 #include "bench/run.h"
 #include "console/slice.h"
 #include "consumers/consumers.h"
+#include "diff/report.h"
 #include "fuzz/run.h"
 #include "gup_pin_test.h"
 #include "holders/run.h"
@@ -54,6 +55,8 @@ static const struct gopt_cmd commands[] = {
 		 "the kernel's GUP users (ptrace, O_DIRECT, io_uring...) per backing, judged"),
 	GOPT_CMD("holders", cmd_holders,
 		 "real GUP users hold a file page across fs events: what reaches the disk"),
+	GOPT_CMD_HOST("diff", cmd_diff,
+		      "what two kernels' results measured differently, cell by cell (no device)"),
 	GOPT_CMD_HOST("slice", cmd_slice,
 		      "a boot's console cut into its cells' slices by the jobs' markers (no device)"),
 	GOPT_CMD("help", cmd_help,

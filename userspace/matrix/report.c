@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "console/kreports.h"
+#include "lib/groups.h"
 #include "lib/gupdev.h"
 #include "lib/jsonfile.h"
 #include "lib/kmsg.h"
@@ -875,36 +876,49 @@ static bool same_change(const struct mflavour *ref, const struct mflavour *fl,
 	       !strcmp(fl->cells[idx].reason, fl->cells[other].reason);
 }
 
+/* The cells of a flavour that differ from the reference: for groups_make(). */
+struct differs_ctx {
+	const struct mflavour *ref, *fl;
+};
+
+static bool differs_same_change(unsigned int a, unsigned int b, void *ctx)
+{
+	const struct differs_ctx *d = ctx;
+
+	return same_change(d->ref, d->fl, a, b);
+}
+
 /* Why @fl differs from @ref: its cells grouped by change and reason. */
 static void md_why_differs(const struct mflavour *ref, const struct mflavour *fl,
 			   FILE *f)
 {
-	unsigned int idx, other, n, nr = 0;
+	struct differs_ctx ctx = { ref, fl };
+	unsigned int idx, k, n, nr = 0, items[MATRIX_NR_CELLS];
+	struct groups g;
 
 	for (idx = 0; idx < MATRIX_NR_CELLS; idx++)
-		nr += differs(ref, fl, idx);
+		if (differs(ref, fl, idx))
+			items[nr++] = idx;
 	fprintf(f, "### `%s`: %u cell%s differ%s from `%s`\n\n", fl->name, nr,
 		nr == 1 ? "" : "s", nr == 1 ? "s" : "", ref->name);
 	if (!nr)
 		return;
+	if (groups_make(&g, items, nr, differs_same_change, &ctx)) {
+		fputs("(out of memory: the groups are missing)\n\n", f);
+		return;
+	}
 	fprintf(f, "Grouped by the change and `%s`'s reason for its outcome:\n\n",
 		fl->name);
-	for (idx = 0; idx < MATRIX_NR_CELLS; idx++) {
-		if (!differs(ref, fl, idx))
-			continue;
-		for (other = 0; other < idx; other++)
-			if (differs(ref, fl, other) && same_change(ref, fl, idx, other))
-				break;
-		if (other < idx)
-			continue;	/* listed with the first cell of its group */
-		for (n = 0, other = idx; other < MATRIX_NR_CELLS; other++)
-			n += differs(ref, fl, other) && same_change(ref, fl, idx, other);
+	for (k = 0; k < g.nr; k++) {
+		idx = groups_first(&g, k);
+		n = groups_size(&g, k);
 		fprintf(f, "- `%c` \u2192 `%c`, %u cell%s: ", cell_sym(&ref->cells[idx]),
 			cell_sym(&fl->cells[idx]), n, n == 1 ? "" : "s");
 		md_puts(f, fl->cells[idx].reason);
 		fputc('\n', f);
 	}
 	fputc('\n', f);
+	groups_free(&g);
 }
 
 /*
