@@ -156,12 +156,17 @@ job_verbose() {
 	cat "$@" 2>/dev/null | sed 's/^/#   /' || true
 }
 
-# results_begin JOB [DIR]: make the run's results directory (DIR, or a new
-# one under $LAB_RESULTS/JOB) and print its path.  RESULTS_JOB,
-# RESULTS_LINK (whether results_end moves the latest links) and
-# RESULTS_T0 are set for results_end.
+# results_begin JOB [DIR [FLAVOUR...]]: make the run's results directory
+# (DIR, or a new one under $LAB_RESULTS/JOB) and print its path.
+# RESULTS_JOB, RESULTS_LINK (whether results_end moves the latest links)
+# and RESULTS_T0 are set for results_end.  A run of a registered kernel
+# (one of FLAVOUR...) moves no latest link: the published pages (`make
+# docs`) stay the flavours'.
 results_begin() {
-	local job=$1 dir=${2:-}
+	local job=$1 dir=${2:-} f mine=0
+	for f in "${@:3}"; do
+		[ -z "$(user_field "$f" kind)" ] || mine=1
+	done
 	RESULTS_JOB=$job
 	RESULTS_T0=$(date +%s.%N)
 	RESULTS_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -170,7 +175,7 @@ results_begin() {
 	if [ -n "$dir" ]; then
 		RESULTS_LINK=0
 	else
-		RESULTS_LINK=1
+		RESULTS_LINK=$((!mine))
 		# the last runs of the job stay (docs/results.md, "Pruning")
 		"$LAB_ROOT/qemu/prune-runs.sh" --results "$LAB_RESULTS/$job" ||
 			log "could not prune $LAB_RESULTS/$job"

@@ -56,7 +56,7 @@ trap 'rm -rf "$tmp"' EXIT
 # A registered kernel given no POLICY=: its policy, read from its kernel
 # first (one boot, cached).
 job_detect "${flavours[@]}" || exit 1
-results_begin matrix "$results"
+results_begin matrix "$results" "${flavours[@]}"
 out=$RESULTS_DIR
 
 # One flavour, start to end: its output and its run.json entry (two at a

@@ -78,7 +78,7 @@ for f in "${flavours[@]}"; do
 
 	# 1. the kernel, and how long it took to build
 	kdir=''
-	if kdir=$("$LAB_ROOT/patches/build-flavour.sh" "$d" 2>"$out/$d.build.log"); then
+	if kdir=$(flavour_build "$d" 2>"$out/$d.build.log"); then
 		build_s=$(cat "$kdir/build-seconds" 2>/dev/null || echo null)
 	else
 		why=$(jq -n --arg w "$d does not build: see $d.build.log" '$w')

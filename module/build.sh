@@ -14,9 +14,10 @@ if [ "$target" = headers ]; then
 	[ -d "$ktree" ] || die "no linux-headers-*-amd64: run 'make deps'"
 	key=headers-$(basename "$ktree")
 else
-	kdir=$("$LAB_ROOT/patches/build-flavour.sh" "$target")
+	kdir=$(flavour_build "$target")
 	ktree=$kdir/build
-	key=$(basename "$kdir")
+	# (not the directory's name: a registered tree's holds every state)
+	key=$target-$(flavour_key "$target")
 fi
 key=$key-$(hash_inputs "$LAB_ROOT/Kbuild" "$LAB_ROOT"/module/Kbuild \
 	"$LAB_ROOT"/module/*.[ch] "$LAB_ROOT"/module/uapi/*.h "$0")

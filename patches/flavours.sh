@@ -168,7 +168,7 @@ flavour_key() {
 		{
 			echo "tree $(user_field "$name" state) flavour $name"
 			# shellcheck disable=SC2086 # one path per line, no spaces
-			hash_inputs $frags "$LAB_ROOT/patches/build-flavour.sh"
+			hash_inputs $frags "$LAB_ROOT/patches/build-mine.sh"
 		} | sha256sum | cut -c1-16
 		return
 	fi
@@ -178,8 +178,7 @@ flavour_key() {
 		echo "$pkg $(source_pkg_version "$pkg") flavour $name"
 		echo "series: $(flavour_series "$name" | tr '\n' ' ')"
 		# shellcheck disable=SC2086 # one path per line, no spaces
-		hash_inputs "${files[@]}" $frags \
-			"$LAB_ROOT/patches/build-flavour.sh"
+		hash_inputs "${files[@]}" $frags "$LAB_ROOT/patches/$(flavour_builder "$name")"
 	} | sha256sum | cut -c1-16
 }
 
@@ -194,9 +193,21 @@ flavour_keys_export() {
 	done
 }
 
+# flavour_builder NAME: the script that builds it: build-flavour.sh, or
+# for a registered kernel build-mine.sh.
+flavour_builder() {
+	if [ -n "$(user_field "$1" kind)" ]; then echo build-mine.sh; else echo build-flavour.sh; fi
+}
+
+# flavour_build NAME: build it if it is not in the cache (progress on
+# stderr) and print its directory (src/, build/).
+flavour_build() {
+	"$LAB_ROOT/patches/$(flavour_builder "$1")" "$1"
+}
+
 # flavour_dir NAME: where the flavour's built tree (O= directory) lives.
 # A registered tree has one, rebuilt incrementally as the tree changes
-# (build-flavour.sh records the key it holds): tree-ID[+OVERLAYS].
+# (build-mine.sh records the key it holds): tree-ID[+OVERLAYS].
 flavour_dir() {
 	local b
 	b=$(user_field "$1" builddir)

@@ -192,10 +192,10 @@ register_tree() {
 	# warning cc5095747edf added (fs/ext4/inode.c), or the BUG before it.
 	ext4=bug
 	! grep -q 'does not have buffers attached' "$dir/fs/ext4/inode.c" || ext4=warn
-	# One build directory per tree and config, rebuilt incrementally as the
-	# tree changes; the key names the tree's state in it.
-	builddir=$LAB_CACHE/kernels/tree-$(printf '%s\n' "$dir" "$v" |
-		cat - "$LAB_ROOT/patches/build-flavour.sh" | sha256sum | cut -c1-16)
+	# One build directory per tree (overlays beside it), rebuilt
+	# incrementally as the tree changes; the key (patches/flavours.sh:
+	# state, config, build script) names what it holds.
+	builddir=$LAB_CACHE/kernels/tree-$(printf '%s\n' "$dir" "$v" | sha256sum | cut -c1-16)
 	write_flavour "$name@$id" - "$policy" "$ext4" "$v" kind=tree "tree=$dir" \
 		"state=${state#* }" "builddir=$builddir" \
 		"registered=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -249,7 +249,7 @@ from_make() {
 case ${1:-} in
 register) shift; register "$@" ;;
 from-make) shift; from_make "$@" ;;
-# (build-flavour.sh's check that a registered tree is still as registered)
+# (build-mine.sh's check that a registered tree is still as registered)
 state) [ $# -eq 2 ] || bad_usage "state takes a DIR"; s=$(tree_state "$2"); echo "${s#* }" ;;
 -h | --help) usage ;;
 *) bad_usage "give register, from-make or state (see --help)" ;;

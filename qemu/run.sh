@@ -95,7 +95,7 @@ for d in "${files[@]}"; do
 	[ -d "$d" ] || { echo "qemu/run.sh: --files $d: not a directory" >&2; exit 2; }
 done
 
-kdir=$("$LAB_ROOT/patches/build-flavour.sh" "$flavour")
+kdir=$(flavour_build "$flavour")
 rootfs=$("$LAB_ROOT/rootfs/build-rootfs.sh")
 if [ -z "$out" ]; then
 	"$LAB_ROOT/qemu/prune-runs.sh" || log "could not prune $LAB_CACHE/runs"

@@ -20,7 +20,7 @@ cp "$("$LAB_ROOT/module/build.sh" "$flavour")" "$dir/gup_pin_test.ko"
 flock "$LAB_ROOT/userspace/.make.lock" make -s -C "$LAB_ROOT/userspace" >&2
 cp "$LAB_ROOT/userspace/gupctl-guest" "$dir/bin/gupctl"
 # This flavour's kernel tree: the selftest harness, the gup_test tool.
-src=$("$LAB_ROOT/patches/build-flavour.sh" "$flavour")/src
+src=$(flavour_build "$flavour")/src
 lt_pkg=linux-source-6.12
 
 # The programs compiled here take 5 s a flavour, and every suite and job

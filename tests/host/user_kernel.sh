@@ -91,7 +91,7 @@ n3=$(register --kernel "$TMP/g")
 tap_isnt "$n3" "$n2" "an untracked file changes the name ($n2 -> $n3)"
 tap_like "$n3" "^mine@${commit:0:8}-" "... and keeps the commit's part"
 tap_is "$("$uk" state "$TMP/g")" "$(jq -r .state "$GUP_LAB_CACHE/user/$n3.json")" \
-	"state: what build-flavour.sh checks, the registered state"
+	"state: what build-mine.sh checks, the registered state"
 
 # A plain tree: its content decides; a symbolic link's target too.
 tree "$TMP/p" 12

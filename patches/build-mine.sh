@@ -1,0 +1,112 @@
+#!/bin/bash
+# Build a registered kernel (patches/user-kernel.sh, docs/your-kernel.md)
+# as build-flavour.sh builds a flavour, and print its directory: src/,
+# build/ (O= tree, holds vmlinux).  Two kinds:
+# - a series on a flavour: a hard-linked copy of the pristine tree, the
+#   flavour's series and then yours applied with -F0, in
+#   kernels/NAME@ID-KEY: laid out as a flavour's, so ccache serves every
+#   object your patches do not change;
+# - a tree: built from where it is (src/ is a link to it), out of tree,
+#   never written to, into kernels/tree-ID[+OVERLAYS], one directory per
+#   tree and config that follows the tree's changes: Kbuild rebuilds what
+#   changed.  The marker .gup-lab-built holds the key of the state built.
+# Progress goes to stderr (patches/build-progress.sh); a failure names its
+# step.  The config and make steps are build-flavour.sh's (which a
+# flavour's cache key hashes, so they are not shared yet: issue 28 changes
+# that script anyway).
+set -euo pipefail
+# shellcheck source=flavours.sh
+. "$(dirname "$0")/flavours.sh"
+
+[ $# -eq 1 ] || die "usage: $0 NAME@ID[+OVERLAY...]"
+flavour=$1
+kind=$(user_field "$flavour" kind)
+[ -n "$kind" ] || die "$flavour is not a registered kernel (patches/user-kernel.sh)"
+dir=$(flavour_dir "$flavour")
+key=$(flavour_key "$flavour")
+built() {
+	[ -f "$dir/.gup-lab-built" ] && [ "$(cat "$dir/.gup-lab-built")" = "$key" ]
+}
+if built; then
+	log "$flavour: cached in $dir"
+	echo "$dir"
+	exit 0
+fi
+pkg=$(flavour_source_pkg "$flavour")
+fragments=$(flavour_fragments "$flavour")
+mkdir -p "$LAB_CACHE/kernels"
+exec 9>"$dir.lock"
+flock 9
+if built; then
+	log "$flavour: cached in $dir"
+	echo "$dir"
+	exit 0
+fi
+
+start=$(date +%s)
+if [ "$kind" = tree ]; then
+	tree=$(user_field "$flavour" tree)
+	# Only the state registered: a tree that moved on is another kernel.
+	now=$("$LAB_ROOT/patches/user-kernel.sh" state "$tree")
+	[ "$now" = "$(user_field "$flavour" state)" ] ||
+		die "$flavour: $tree has changed since it was registered ($now): run again with KERNEL=$tree"
+	if [ -e "$tree/.config" ] || [ -d "$tree/include/config" ]; then
+		die "$flavour: $tree holds an in-tree build: run 'make mrproper' there (the lab never writes into it)"
+	fi
+	mkdir -p "$dir/build"
+	ln -sfn "$tree" "$dir/src"
+	rm -f "$dir/.gup-lab-built"
+	counts=$dir/objects-$pkg
+elif [ ! -f "$dir/.gup-lab-patched" ]; then
+	pristine=$("$LAB_ROOT/patches/unpack-source.sh" "$pkg")
+	rm -rf "$dir"
+	mkdir -p "$dir/build"
+	log "$flavour: linking a copy of $pristine"
+	cp -al "$pristine" "$dir/src"
+	while read -r p; do
+		label=$(basename "$(dirname "$p")")/$(basename "$p")
+		log "$flavour: applying $label"
+		# GNU patch replaces files, never writing through the links.
+		patch -d "$dir/src" -p1 -F0 --no-backup-if-mismatch -s <"$p" ||
+			die "$flavour: step 'patch': $label does not apply with -F0 on $(user_field "$flavour" base)"
+	done < <(flavour_patches "$flavour")
+	touch "$dir/.gup-lab-patched"
+fi
+counts=${counts:-$LAB_CACHE/kernels/objects-$pkg}
+
+export CCACHE_DIR=$LAB_CACHE/ccache
+export CCACHE_BASEDIR=$LAB_CACHE/kernels
+export CCACHE_NOHASHDIR=1
+export KBUILD_BUILD_TIMESTAMP="gup-lab $flavour"
+export KBUILD_BUILD_USER=gup-lab KBUILD_BUILD_HOST=gup-lab
+kmake=(make -C "$dir/src" O="$dir/build" ARCH=x86_64 CC="ccache gcc" -j"$(nproc)")
+
+# A tree's build directory keeps its .config: Kbuild's syncconfig follows
+# the tree's Kconfig, and a rewritten .config would cost the incremental
+# build its point.
+if [ "$kind" != tree ] || [ ! -f "$dir/build/.config" ]; then
+	"${kmake[@]}" -s tinyconfig >"$dir/config.log" 2>&1 ||
+		die "$flavour: step 'make tinyconfig' failed: see $dir/config.log"
+	# shellcheck disable=SC2086 # one path per line, no spaces
+	"$dir/src/scripts/kconfig/merge_config.sh" -m -O "$dir/build" \
+		"$dir/build/.config" $fragments >>"$dir/config.log" 2>&1 ||
+		die "$flavour: step 'merge_config.sh' failed: see $dir/config.log"
+	"${kmake[@]}" -s olddefconfig >>"$dir/config.log" 2>&1 ||
+		die "$flavour: step 'make olddefconfig' failed: see $dir/config.log"
+	# shellcheck disable=SC2086
+	missing=$(cat $fragments | grep '^CONFIG_' | grep -vxFf "$dir/build/.config" || true)
+	[ -z "$missing" ] || die "$flavour: step 'config': lost after olddefconfig: $missing"
+fi
+
+log "$flavour: building (make -j$(nproc)); log in $dir/build.log"
+"${kmake[@]}" all >"$dir/build.log" 2>&1 &
+make_pid=$!
+"$LAB_ROOT/patches/build-progress.sh" "$flavour" "$dir/build.log" "$make_pid" "$counts" || true
+if ! wait "$make_pid"; then
+	tail -30 "$dir/build.log" >&2
+	die "$flavour: step 'make all' failed, see $dir/build.log"
+fi
+echo "$(($(date +%s) - start))" >"$dir/build-seconds"
+echo "$key" >"$dir/.gup-lab-built"
+log "$flavour: built in $(cat "$dir/build-seconds") s: $dir"
+echo "$dir"
