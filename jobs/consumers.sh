@@ -21,9 +21,13 @@
 #      results directory (docs/results.md), each cell against the
 #      expectation its flavour's policy gives; an interface whose kernel
 #      option (or whose file system's option) the flavour's .config lacks
-#      is expected not to run (KTAP SKIP).
+#      is expected not to run (KTAP SKIP).  A flavour of policy none (a
+#      registered kernel that matches no known policy: flavour_policy)
+#      has its cells measured, none compared ("measured, no policy to
+#      compare"), a kernel report during a cell that cell's finding.
 # Exit status: 0 when every flavour ran and every cell is as expected with
-# no kernel report but the expected ones; 1 otherwise; 2 usage error.  The
+# no kernel report but the expected ones (policy none: every cell ran, no
+# report outside the cells); 1 otherwise; 2 usage error.  The
 # last line is "results: PATH".
 #
 #   jobs/consumers.sh [--quick] [--results DIR] [--flavour F]... [FLAVOUR...]
@@ -130,6 +134,9 @@ consumers_flavour() {
 		--config "$(flavour_dir "$f")/build/.config"
 		--input-hash "$(flavour_key "$f")" --kernel-verdict "${verdict:-none}"
 		--disk "$out/$f.disk/consumers" --json "$out/$f.json" --ktap "$out/$f.ktap")
+	# policy none (a registered kernel of no known policy): every cell
+	# measured, none compared; its source column names the kernel
+	[ "$policy" != none ] || judge+=(--source "$(flavour_field "$f" 5)")
 	why=null
 	if [ -s "$out/$f.guest.json" ]; then
 		judge+=(--guest "$out/$f.guest.json")

@@ -22,8 +22,12 @@
 #
 #   jobs/holders.sh [--quick] [--flavour F]... [--results DIR] [--keep-images]
 #
-# Exit status: 0 every cell that should run ran and matched; 1 otherwise;
-# 2 usage error.  The last line is "results: PATH".
+# A flavour of policy none (a registered kernel that matches no known
+# policy: flavour_policy) runs its cells all the same, each with no
+# expectation ("expect": null) and judged "measured, no policy to compare".
+#
+# Exit status: 0 every cell that should run ran and matched (policy none:
+# ran); 1 otherwise; 2 usage error.  The last line is "results: PATH".
 set -euo pipefail
 # shellcheck source=../patches/flavours.sh
 . "$(dirname "$0")/../patches/flavours.sh"
@@ -82,11 +86,14 @@ holders_flavour() {
 		--ext4 "$(flavour_field "$f" 4)" --source "$(flavour_field "$f" 5)")
 	# the expectations, fixed before the boot
 	jq . <<<"$cells" >"$RESULTS_DIR/$f.cells.json"
-	jq -r --arg f "$f" '.[] | "== \($f) \(.name): expect \(if .expect.run | not then "not run"
+	# policy none: "expect" is null, the cell's own "run" says whether it runs
+	jq -r --arg f "$f" '.[] | "== \($f) \(.name): expect \(if .measured_only then
+		(if .run then "nothing (\(.reason))" else "not run" end)
+		elif .expect.run | not then "not run"
 		elif .expect.refused then "refused" else "disk \(.expect.disk)" end)"
-		+ (if .expect.report != "none" then ", console \(.expect.report)" else "" end)' <<<"$cells"
+		+ (if (.expect.report // "none") != "none" then ", console \(.expect.report)" else "" end)' <<<"$cells"
 	n=$(jq length <<<"$cells")
-	jq -r '.[] | select(.expect.run) | [.name, .fs, .holder, .event] | @tsv' <<<"$cells" |
+	jq -r '.[] | select(.expect.run // .run) | [.name, .fs, .holder, .event] | @tsv' <<<"$cells" |
 		tr '\t' ' ' >"$boot.files/holders.cells"
 	mapfile -t names < <(cut -d' ' -f1 "$boot.files/holders.cells")
 	if ! rootfs/stage-guest.sh "$f" "$work/stage-$f" >"$out/stage.log" 2>&1; then
@@ -114,7 +121,7 @@ holders_flavour() {
 		jq . <<<"$cell" >"$work/$f-$name.cell"
 		docs+=("$work/$f-$name.json")
 		if [ -n "$why" ] || { [ "$boots" = 1 ] && [ -z "${seen[$name]:-}" ] &&
-			[ "$(jq .expect.run <<<"$cell")" = true ]; }; then
+			[ "$(jq '.expect.run // .run' <<<"$cell")" = true ]; }; then
 			"$gupctl" holders judge --cell "$work/$f-$name.cell" -o "$work/$f-$name.json" \
 				--not-run "${why:-its boot ended before it began: $f/console.log}" >/dev/null || true
 			continue

@@ -385,10 +385,71 @@ tap_is "$rc $(field nobtrfs '.summary | "\(.skipped) \(.mismatches)"') $(cell no
 tap_is "$(grep -c '# SKIP this kernel has no CONFIG_BTRFS_FS' "$TMP/nobtrfs.ktap")" "$nbtrfs" \
 	"... each one's KTAP line an ok # SKIP naming the option"
 
+# 12b. policy none (a kernel that matches no known policy): the same
+# measurements, nothing expected; every cell that ran is "measured", a
+# KTAP SKIP; a WARNING during a cell its finding; one after the last cell
+# still fails the flavour.
+expect "expect --policy none: each cell measured, no policy to compare" 0 out \
+	'  1 process_vm_writev anon-private untouched' 'measured, no policy to compare' -- \
+	consumers expect --quick --policy none
+expect "judge --policy bogus: exit 2, none among the choices" 2 err "unknown policy 'bogus'" \
+	', or none' -- consumers judge --flavour x --policy bogus --json "$TMP/x.json"
+# the gup-v1 guest's refusals: no policy to hold them against
+console "$TMP/none.log" "$TMP/none.reports" "${v1_warn%%$'\n'*}"
+judge none none --source 6.1 --guest "$TMP/v1.guest" --disk "$TMP/v1disk" \
+	--console "$TMP/none.log" --reports "$TMP/none.reports"
+n=${v1_warn%%$'\n'*}
+tap_is "$rc $(field none '.summary | "\(.cells) \(.ran) \(.measured_only) \(.skipped) \(.mismatches) \(.findings) \(.unexpected_kernel_reports) \(.data_lost) \(.passed)"') $(field none .source)" \
+	"0 $total $ncells $ncells $overlay_cells 0 1 0 0 true 6.1.192" \
+	"policy none: all $ncells cells that ran are measured, the overlays' SKIPs stay, exit 0, passed"
+tap_is "$(field none "[.cells[] | select(.measured_only) | .expected] | unique | map(tostring) | join(\",\")") $(field none ".cells[$((n - 1))] | \"\(.verdict) \(.match) \(.reason)\"")" \
+	"null WARN EIO true measured, no policy to compare" \
+	"... each with \"expected\": null; the refused cell with its WARNING: 'WARN EIO', measured"
+tap_is "$(field none '.kernel_reports[0] | "\(.cell) \(.expected) \(.finding)"')" "$n false true" \
+	"... the WARNING during it: its cell's finding, neither expected nor a failure"
+tap_is "$(cell none o-direct-read xfs-shared untouched '"\(.measured.disk) \(.measured.file)"')" "old old" \
+	"... what the host read from the xfs image is recorded, with nothing to compare it to"
+tap_is "$(grep -c "^ok [0-9]* .* # SKIP measured, no policy to compare: " "$TMP/none.ktap") $(grep -c '^not ok' "$TMP/none.ktap" || true)" \
+	"$ncells 0" "... its KTAP: one ok # SKIP measured, no policy to compare per cell that ran, no not ok"
+tap_like "$(tail -1 "$TMP/none.ktap")" "$ncells measured, no policy to compare" "... and the KTAP's last line counts them"
+# a report after the last cell is no cell's: it fails the flavour
+sed -i 's/^\[    2.000000\] gup-lab: consumers end$/&\n[    2.000001] WARNING: CPU: 0 PID: 46 at ..\/src\/mm\/gup.c:1113 check_vma_flags+0x69\/0xac/' \
+	"$TMP/none.log"
+jq --argjson l "$(grep -n 'consumers end' "$TMP/none.log" | cut -d: -f1)" \
+	'. + [{line: ($l + 1), kind: "warning", severity: 4, title: "WARNING: after", location: "mm/gup.c:1113"}]' \
+	"$TMP/none.reports" >"$TMP/none2.reports"
+judge none2 none --source 6.1 --guest "$TMP/v1.guest" --disk "$TMP/v1disk" \
+	--console "$TMP/none.log" --reports "$TMP/none2.reports"
+tap_is "$rc $(field none2 '.summary | "\(.findings) \(.unexpected_kernel_reports) \(.passed)"')" "1 1 1 false" \
+	"policy none: a WARNING after the last cell is no cell's finding: unexpected, exit 1"
+# a cell the guest did not measure is not run: that fails, policy or not
+jq 'del(.cells[0])' "$TMP/v1.guest" >"$TMP/none3.guest"
+judge none3 none --source 6.1 --guest "$TMP/none3.guest" --disk "$TMP/v1disk" \
+	--console "$TMP/clean.log" --reports "$TMP/clean.json"
+tap_is "$rc $(field none3 '.summary | "\(.measured_only) \(.mismatches)"') $(grep -c '^not ok 1 ' "$TMP/none3.ktap")" \
+	"1 $((ncells - 1)) 1 1" "policy none: a cell not measured is not run, a failure (not ok)"
+mkdir -p "$TMP/resnone"
+cp "$TMP/none.json" "$TMP/resnone/none.json"
+cp "$TMP/stock.json" "$TMP/resnone/stock.json"
+# shellcheck disable=SC2016 # markdown
+echo '{"job": "consumers", "commit": "test", "date": "today", "flavours": [{"name": "stock"}, {"name": "none"}]}' \
+	>"$TMP/resnone/run.json"
+expect "report: a flavour of policy none, its cells measured, its finding listed" 0 out -- \
+	consumers report --md "$TMP/nonepage.md" "$TMP/resnone"
+tap_like "$(grep '^| none | none | ' "$TMP/nonepage.md")" \
+	"\\| none \\| none \\| 6\\.1\\.0-test \\| $total \\| $ncells \\| $overlay_cells, $ncells measured, no policy to compare \\|" \
+	"the page's summary: none's cells measured, not 'as expected'"
+tap_like "$(grep '^| anon-private, untouched |' "$TMP/nonepage.md" | head -1)" '\| ok \| ok \(measured\) \|$' \
+	"... its table cells: the measurement, '(measured)', never bold"
+tap_like "$(grep -A2 '^none, policy none' "$TMP/nonepage.md" | tr '\n' ' ')" \
+	"$ncells cells measured, no policy to compare.*1 kernel report\\(s\\) during its cells.*- cell $n ptrace-pokedata ext4-shared untouched: warning" \
+	"... and its finding, by cell"
+
 # 13. every xfs and btrfs cell of the full run is expected as its ext4
 # twin (same interface, mapping and state), under every policy: outcome,
 # report, and what each view reads back.
-mapfile -t policies < <("$GUPCTL" consumers expect 2>&1 | sed -n 's/.*give --policy: //p' | tr -d ' ' | tr ',' '\n')
+mapfile -t policies < <("$GUPCTL" consumers expect 2>&1 | sed -n 's/.*give --policy: //p' |
+	sed 's/, or none$//' | tr -d ' ' | tr ',' '\n')
 twins_bad=() ntwins=0
 for policy in "${policies[@]}"; do
 	"$GUPCTL" consumers expect --policy "$policy" |

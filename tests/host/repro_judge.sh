@@ -407,6 +407,77 @@ for cols in "stock bug" "stock warn" "v7 warn" "v1 warn"; do
 	tap_is "$agree" "$(jq length "$TMP/cells.json")" "cells --policy $pol --ext4 $ext: \"boot\" is \"own\" exactly for the cells expected to BUG ($own)"
 done
 
+# -- policy none: measured, no policy to compare ------------------------------
+# A kernel that matches no known policy: every cell run all the same,
+# nothing expected, each that ran "measured", the reports of its slice its
+# findings; a boot of its own for a cell any policy of its source expects
+# to BUG.
+NONE=(--flavour mine --policy none --ext4 warn --source 6.1)
+cp "$TMP/cell.json" "$TMP/cell.kept"	# collect's mismatch below is the last stock cell
+expect "cells --policy none without --source: exit 2" 2 err "--policy none needs --source 6.1 or 6.12" -- \
+	repro cells --policy none --ext4 warn
+expect "cells --policy bogus: exit 2, none among the choices" 2 err "unknown --policy 'bogus'" ', or none' -- \
+	repro cells --policy bogus --ext4 warn
+tap_is "$("$GUPCTL" repro cells --policy none --ext4 warn --source 6.1 | jq -c '[length, ([.[] | select(.boot == "shared")] | length)]') $("$GUPCTL" repro cells --quick --policy none --ext4 warn --source 6.1 | jq length) $("$GUPCTL" repro cells --quick --policy none --ext4 warn --source 6.12 | jq -r '.[5:] | map(.label) | join(" ")')" \
+	"[105,105] 5 xfs:swapext:get+write btrfs:writeback:get+write" \
+	"cells --policy none: every cell, all in a shared boot on ext4=warn; the quick set of its source"
+# own = a boot of its own under any 6.1 policy with ext4=bug, read from their cells
+for pol in stock v1 v7 v9; do
+	"$GUPCTL" repro cells --policy "$pol" --ext4 bug | jq -c 'map(.boot == "own")'
+done | jq -sc 'transpose | map(any)' >"$TMP/union"
+tap_is "$("$GUPCTL" repro cells --policy none --ext4 bug --source 6.1 | jq -c 'map(.boot == "own")')" \
+	"$(cat "$TMP/union")" \
+	"cells --policy none --ext4 bug: a boot of its own exactly where a 6.1 policy expects a BUG ($(jq 'map(select(.)) | length' "$TMP/union"))"
+expect "ext4-2018 --expect --policy none: nothing expected, exit 0" 0 out \
+	'repro-expect: nothing because measured, no policy to compare' -- \
+	repro ext4-2018 --expect "${NONE[@]:2}" --method pin
+judge "none pin: the WARNING, ext4's warning and OLD: measured, exit 0" \
+	0 'WARNING + data lost (host reads OLD)' true -- "${NONE[@]}" --method pin \
+	--guest-json "$TMP/pin.json" --report "$TMP/warn.report" \
+	--console "$TMP/warn.console" --reports "$TMP/warn.reports" --host-read "$TMP/old"
+tap_is "$(field '"\(.expected) \(.measured_only) \(.verdict) \(.reason)"')" \
+	"null true measured measured, no policy to compare" "... \"expected\": null, the verdict measured"
+tap_is "$(field '.kernel_reports | map("\(.kind) \(.expected) \(.finding)") | join(",")')" \
+	"warning false true" "... its WARNING a finding, not expected and no failure"
+tap_is "$(field '.measured.reads | "\(.guest) \(.direct) \(.host)"')" "new old old" "... the reads recorded"
+judge "none pin with the BUG: measured BUG, its reports findings" 0 'BUG (fs/ext4/inode.c:2658)' true -- \
+	"${NONE[@]}" --method pin --guest-json "$TMP/bug.json" --report "$TMP/bug.report" \
+	--console "$TMP/bug.console" --reports "$TMP/bug.reports" --host-read "$TMP/old"
+tap_is "$(field '.kernel_reports | map("\(.kind):\(.finding)") | join(",")')" 'bug:true,panic:true' \
+	"... the BUG and its panic, both findings"
+judge "none pin+write: clean, NEW: measured" 0 'no loss (host reads NEW)' true -- "${NONE[@]}" \
+	--method pin --write --guest-json "$TMP/w.json" --report "$TMP/clean.report" \
+	--console "$TMP/clean.console" --reports "$TMP/clean.reports" --host-read "$TMP/new"
+cp "$TMP/cell.json" "$TMP/n2.json"
+judge "none --not-run: not run, exit 1" 1 'not run (staging failed)' false -- "${NONE[@]}" \
+	--method pin --not-run 'staging failed'
+tap_is "$(field .verdict)" "not run" "... its verdict not run"
+cp "$TMP/cell.json" "$TMP/n3.json"
+run repro judge "${NONE[@]}" --method pin --guest-json "$TMP/pin.json" --report "$TMP/warn.report" \
+	--console "$TMP/warn.console" --reports "$TMP/warn.reports" --host-read "$TMP/old" \
+	--console-name mine/pin.console.log -o "$TMP/n1.json"
+mkdir -p "$TMP/resn"
+expect "collect, policy none: measured cells are KTAP SKIPs, exit 0" 0 out -- repro collect \
+	--input-hash 89ab --json "$TMP/resn/mine.json" --ktap "$TMP/resn/mine.ktap" "$TMP/n1.json" "$TMP/n2.json"
+tap_is "$(sed -n '4,5p' "$TMP/resn/mine.ktap" | paste -sd'|') $(tail -1 "$TMP/resn/mine.ktap")" \
+	'ok 1 pin # SKIP measured, no policy to compare: WARNING + data lost (host reads OLD)|ok 2 pin+write # SKIP measured, no policy to compare: no loss (host reads NEW) # repro: 2 cells, 0 as expected, 2 measured, no policy to compare, 0 mismatched or not run' \
+	"... one ok # SKIP a cell, the counts in the last line"
+tap_is "$(jq -c '[.policy, .measured_only, .kernel_verdict, (.kernel_reports | map(.finding))]' "$TMP/resn/mine.json")" \
+	'["none",2,"warning",[true]]' "... FLAVOUR.json: measured_only, the finding"
+expect "collect, policy none, a cell not run: not ok, exit 1" 1 out -- repro collect \
+	--input-hash 89ab --json "$TMP/x.json" --ktap "$TMP/x.ktap" "$TMP/n1.json" "$TMP/n3.json"
+tap_is "$(grep '^not ok' "$TMP/x.ktap")" 'not ok 2 pin # not run (staging failed) (measured, no policy to compare)' \
+	"... its KTAP line says it did not run"
+jq -n '{job: "repro", commit: "abc", date: "2026-01-01T00:00:00Z",
+	source_packages: [{name: "linux-source-6.1", version: "6.1.192-3"}], wall_seconds: 9,
+	flavours: [{name: "mine", ran: true}]}' >"$TMP/resn/run.json"
+# shellcheck disable=SC2016 # backquotes: markdown
+expect "report: a flavour of policy none, its outcomes measured, not judged" 0 out \
+	'| mine | ext4 | read fault (no buffers) | `pin` | measured, no policy to compare | WARNING + data lost (host reads OLD) | MEASURED | new / old / old | T1, T2 |' \
+	'2 cells, 0 as expected, 2 measured, no policy to compare (a kernel of policy none' -- \
+	repro report --results "$TMP/resn"
+mv "$TMP/cell.kept" "$TMP/cell.json"
+
 # -- collect and report ----------------------------------------------------------
 mkdir -p "$TMP/res"
 run repro judge "${STOCK[@]}" --method pin --guest-json "$TMP/pin.json" --report "$TMP/warn.report" \

@@ -23,6 +23,7 @@
 #include "lib/options.h"
 #include "lib/util.h"
 #include "model/cell.h"
+#include "model/measured.h"
 
 
 static const char * const consumers_usage[] = {
@@ -61,7 +62,8 @@ static int cmd_expect(int argc, char **argv)
 	unsigned int only = 0, n, i;
 	bool quick = false;
 	const struct gopt opts[] = {
-		GOPT_STRING(0, "policy", &policy, "P", "the flavour's gup column"),
+		GOPT_STRING(0, "policy", &policy, "P",
+			    "the flavour's gup column, or none: measured, no policy to compare"),
 		GOPT_BOOL(0, "quick", &quick, "the quick subset's cells and numbers"),
 		GOPT_UINT(0, "cell", &only, "N", "only cell N (1..)"),
 		GOPT_END()
@@ -76,14 +78,20 @@ static int cmd_expect(int argc, char **argv)
 		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
 	if (argi < argc)
 		return usage_error("consumers expect", "unexpected argument '%s'", argv[argi]);
-	if (!policy || !policy_lookup(policy))
-		return usage_error("consumers expect", "give --policy: %s", policy_names());
+	if (!measured_policy_ok(policy))
+		return usage_error("consumers expect", "give --policy: %s, or %s", policy_names(),
+				   POLICY_NONE);
 	n = consumer_cells(quick, cc, CONS_MAX_CELLS);
 	if (only > n)
 		return usage_error("consumers expect", "--cell %u: there are %u cells", only, n);
 	for (i = 0; i < n; i++) {
 		if (only && i + 1 != only)
 			continue;
+		if (policy_is_none(policy)) {
+			printf("%3u %-48s " MEASURED_ONLY "\n", i + 1,
+			       consumer_cell_str(&cc[i], name, sizeof(name)));
+			continue;
+		}
 		consumer_expect(policy, &cc[i], &e);
 		printf("%3u %-48s %s%s  mapping %s, file %s, disk %s, read %s\n    because %s\n",
 		       i + 1, consumer_cell_str(&cc[i], name, sizeof(name)),

@@ -8,7 +8,8 @@
  * and the console's kernel reports, each attributed to the
  * consumers cell whose marker precedes it (console/'s readers).
  * Every expectation comes from consumer_expect() (consumers/cells.c), never
- * from a run.
+ * from a run.  Policy none (model/measured.h): no expectation; a cell that
+ * ran is measured, a kernel report during it its finding.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,13 +29,15 @@
 #include "lib/options.h"
 #include "lib/util.h"
 #include "model/cell.h"
+#include "model/measured.h"
 
 
 struct judge_opts {
 	const char *flavour, *policy, *guest, *console, *reports, *src, *disk;
 	const char *kernel_verdict, *input_hash, *json, *ktap, *not_run;
-	const char *config;
+	const char *config, *source;
 	bool quick;
+	bool none;			/* policy none: measured only */
 };
 
 /* One cell as judged. */
@@ -45,6 +48,7 @@ struct jcell {
 	const char *outcome;		/* measured: "ok", an errno name, "not-run" */
 	enum cons_data mapping, file, disk, read;
 	unsigned int nr_reports, nr_expected;
+	unsigned int nr_findings;	/* policy none: its reports, listed */
 	bool report_seen;		/* the expected report came */
 	bool match, data_lost;
 	/*
@@ -167,7 +171,12 @@ static json_t *attribute(const struct judge_opts *o, struct jcell *cells,
 			snprintf(why, sizeof(why), "cell %d is not one of the %u judged", m->index + 1, n);
 		else
 			j = &cells[m->index];
-		if (j) {
+		if (j && o->none) {
+			/* policy none: nothing expects it, nothing forbids it */
+			snprintf(why, sizeof(why), "a finding of its cell (" MEASURED_ONLY ")");
+			j->nr_reports++;
+			j->nr_findings++;
+		} else if (j) {
 			expected = report_expected(o, r, j, why, sizeof(why));
 			j->nr_reports++;
 			if (expected) {
@@ -175,12 +184,15 @@ static json_t *attribute(const struct judge_opts *o, struct jcell *cells,
 				j->report_seen = true;
 			}
 		}
-		*unexpected += !expected;
+		*unexpected += !expected && !(j && o->none);
 		json_array_append_new(out, json_pack("{s:s, s:s, s:s?, s:i, s:o, s:b, s:s}",
 			"kind", r->kind, "title", r->title, "location", r->location,
 			"console_line", r->line,
 			"cell", j ? json_integer(m->index + 1) : json_null(),
 			"expected", expected, "note", why));
+		if (j && o->none)
+			json_object_set_new(json_array_get(out, json_array_size(out) - 1),
+					    "finding", json_true());
 	}
 	free(ms.m);
 	kreports_free(&k);
@@ -215,8 +227,9 @@ static void judge_cell(const struct judge_opts *o, struct jcell *j, unsigned int
 	j->mapping = j->guest ? guest_data(m, "mapping") : CONS_DATA_MISSING;
 	j->file = j->guest ? guest_data(m, "file") : CONS_DATA_MISSING;
 	j->read = j->guest ? guest_data(m, "read") : CONS_DATA_MISSING;
-	j->disk = e->disk == CONS_DATA_NONE ? CONS_DATA_NONE :
-		  disk_data(o->disk, i, k->len);
+	/* policy none: every file on a scratch file system is read back */
+	j->disk = (o->none ? !consumer_fs_of(j->c.backing) : e->disk == CONS_DATA_NONE) ?
+		  CONS_DATA_NONE : disk_data(o->disk, i, k->len);
 
 	if (j->skip[0]) {
 		/* never a pass: KTAP's SKIP, and the cell must not have run */
@@ -228,6 +241,19 @@ static void judge_cell(const struct judge_opts *o, struct jcell *j, unsigned int
 	}
 	if (!strcmp(j->outcome, "not-run") && (unsupported || setup))
 		note(j, "the guest did not run it: %s", unsupported ?: setup);
+	if (o->none) {
+		/* measured: a cell that ran; its reports are findings (WARN) */
+		j->match = strcmp(j->outcome, "not-run");
+		if (!j->match)
+			snprintf(j->verdict, sizeof(j->verdict), "not run: %.*s",
+				 short_why(why_not), why_not);
+		else
+			snprintf(j->verdict, sizeof(j->verdict), "%s%s",
+				 j->nr_reports ? "WARN " : "", j->outcome);
+		if (!j->match && !j->note[0])
+			note(j, "not run: %s (" MEASURED_ONLY ")", why_not);
+		return;
+	}
 
 	j->match = !strcmp(j->outcome, consumer_expected_outcome(e));
 	if (!j->match)
@@ -342,7 +368,10 @@ int consumers_judge(int argc, char **argv)
 	struct judge_opts o = { 0 };
 	const struct gopt opts[] = {
 		GOPT_STRING(0, "flavour", &o.flavour, "F", "the flavour (patches/flavours)"),
-		GOPT_STRING(0, "policy", &o.policy, "P", "its gup column: the policy to expect from"),
+		GOPT_STRING(0, "policy", &o.policy, "P",
+			    "its gup column: the policy to expect from, or none: measured, no policy to compare"),
+		GOPT_STRING(0, "source", &o.source, "V",
+			    "its source column (6.1, 6.12): recorded for policy none"),
 		GOPT_STRING(0, "guest", &o.guest, "FILE", "the guest's gupctl consumers run --json"),
 		GOPT_STRING(0, "console", &o.console, "LOG", "the boot's console (its markers)"),
 		GOPT_STRING(0, "reports", &o.reports, "FILE", "qemu/scan-console.sh --reports of it"),
@@ -360,8 +389,10 @@ int consumers_judge(int argc, char **argv)
 	struct consumer_cell cc[CONS_MAX_CELLS];
 	struct jcell *cells;
 	unsigned int n, i, mism = 0, lost = 0, ran = 0, unexpected = 0, warns = 0, skipped = 0;
-	json_t *guest = NULL, *reports, *arr, *doc;
-	char name[160];
+	unsigned int measured = 0, findings = 0;
+	enum policy_kernel pk;
+	json_t *guest = NULL, *reports, *arr, *doc, *cj;
+	char name[160], line[512];
 	int ret, argi;
 	FILE *f;
 
@@ -372,9 +403,10 @@ int consumers_judge(int argc, char **argv)
 		return usage_error("consumers judge", "unexpected argument '%s'", argv[argi]);
 	if (!o.flavour || !o.policy || !o.json)
 		return usage_error("consumers judge", "give --flavour, --policy and --json");
-	if (!policy_lookup(o.policy))
-		return usage_error("consumers judge", "unknown policy '%s': %s", o.policy,
-				   policy_names());
+	if (!measured_policy_ok(o.policy))
+		return usage_error("consumers judge", "unknown policy '%s': %s, or %s", o.policy,
+				   policy_names(), POLICY_NONE);
+	o.none = policy_is_none(o.policy);
 	if (o.guest && !o.not_run) {
 		guest = jsonfile_read_object(o.guest, "consumers judge");
 		if (!guest)
@@ -389,7 +421,8 @@ int consumers_judge(int argc, char **argv)
 		const struct consumer *k = &consumers[cc[i].iface];
 
 		cells[i].c = cc[i];
-		consumer_expect(o.policy, &cc[i], &cells[i].e);
+		if (!o.none)
+			consumer_expect(o.policy, &cc[i], &cells[i].e);
 		cells[i].guest = guest ? guest_cell(guest, i, &cc[i]) : NULL;
 		if (o.config && !consumer_config_has(o.config, k->config)) {
 			cells[i].skip_option = k->config;
@@ -422,10 +455,21 @@ int consumers_judge(int argc, char **argv)
 		mism += !j->match;
 		lost += j->data_lost;
 		warns += j->nr_expected;
-		json_array_append_new(arr, cell_json(j, i));
+		findings += j->nr_findings;
+		cj = cell_json(j, i);
+		if (o.none && !j->skip[0]) {
+			/* no expectation: the cell's words are the measurement's */
+			json_object_set_new(cj, "expected", json_null());
+			json_object_set_new(cj, "measured_only", json_true());
+			json_object_set_new(cj, "reason", json_string(MEASURED_ONLY));
+		}
+		json_array_append_new(arr, cj);
 		consumer_cell_str(&j->c, name, sizeof(name));
+		measured += o.none && !j->skip[0] && j->match;
 		if (f && j->skip[0] && j->match)
 			fprintf(f, "ok %u %s # SKIP %s\n", i + 1, name, j->skip);
+		else if (f && o.none && j->match)
+			fprintf(f, "%s\n", measured_ktap(line, sizeof(line), i + 1, name, j->verdict));
 		else if (f)
 			fprintf(f, "%sok %u %s: %s%s%s\n", j->match ? "" : "not ", i + 1, name,
 				j->verdict, j->match ? "" : " # ", j->match ? "" : j->note);
@@ -433,13 +477,19 @@ int consumers_judge(int argc, char **argv)
 			printf("# %s: cell %u %s: %s\n", o.flavour, i + 1, name, j->note);
 	}
 	if (f) {
-		fprintf(f, "# consumers: %u cells, %u ran, %u as expected, %u not, %u DATA LOST, %u skipped (no kernel option)\n",
-			n, ran, n - mism - skipped, mism, lost, skipped);
+		fprintf(f, "# consumers: %u cells, %u ran, %u as expected, ", n, ran,
+			n - mism - skipped - measured);
+		if (o.none)
+			fprintf(f, "%u " MEASURED_ONLY ", ", measured);
+		fprintf(f, "%u not, %u DATA LOST, %u skipped (no kernel option)\n",
+			mism, lost, skipped);
 		fclose(f);
 	}
-	doc = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s?, s:s?, s:s?, s:b, s:{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}, s:o, s:o}",
+	pk = measured_kernel(o.policy, o.source);
+	doc = json_pack("{s:s, s:s, s:s, s:s?, s:o, s:s?, s:s?, s:s?, s:b, s:{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}, s:o, s:o}",
 		"job", "consumers", "flavour", o.flavour, "policy", o.policy,
-		"source", consumer_src_name(consumer_src_of(o.policy)),
+		"source", pk == POLICY_KERNEL_COUNT ? NULL :
+			  consumer_src_name(pk == POLICY_KERNEL_612 ? CONS_SRC_612 : CONS_SRC_61),
 		"kernel_release", json_incref(json_object_get(guest, "kernel_release") ?: json_null()),
 		"input_hash", o.input_hash, "kernel_verdict", o.kernel_verdict,
 		"why_not_run", o.not_run, "quick", o.quick,
@@ -450,13 +500,25 @@ int consumers_judge(int argc, char **argv)
 		"unexpected_kernel_reports", unexpected,
 		"passed", !mism && !unexpected && ran + skipped == n,
 		"cells", arr, "kernel_reports", reports);
+	/* policy none's counts: only its documents have them */
+	if (doc && o.none) {
+		json_t *s = json_object_get(doc, "summary");
+
+		json_object_set_new(s, "measured_only", json_integer(measured));
+		json_object_set_new(s, "findings", json_integer(findings));
+	}
 	f = jsonfile_open(o.json, "consumers judge");
 	ret = f ? jsonfile_dump(doc, f, o.json, "consumers judge") : GUPCTL_EXIT_USAGE;
 	json_decref(doc);
 	json_decref(guest);
 	free(cells);
-	printf("# %s: consumers: %u cells, %u ran, %u as expected, %u not, %u DATA LOST, %u skipped (no kernel option), %u unexpected kernel report(s)\n",
-	       o.flavour, n, ran, n - mism - skipped, mism, lost, skipped, unexpected);
+	printf("# %s: consumers: %u cells, %u ran, %u as expected, ", o.flavour, n, ran,
+	       n - mism - skipped - measured);
+	if (o.none)
+		printf("%u " MEASURED_ONLY " (%u kernel report(s) in them: findings), ",
+		       measured, findings);
+	printf("%u not, %u DATA LOST, %u skipped (no kernel option), %u unexpected kernel report(s)\n",
+	       mism, lost, skipped, unexpected);
 	if (ret)
 		return ret;
 	return !mism && !unexpected && ran + skipped == n ? GUPCTL_EXIT_OK : GUPCTL_EXIT_REFUSED;

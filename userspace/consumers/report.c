@@ -21,6 +21,7 @@
 #include "lib/options.h"
 #include "lib/util.h"
 #include "model/cell.h"
+#include "model/measured.h"
 
 #define REPORT_MAX_FLAVOURS	16
 
@@ -69,7 +70,11 @@ static void md_verdict(FILE *f, json_t *c)
 		return;
 	}
 	v = json_string_value(json_object_get(c, "verdict"));
-	if (json_is_true(json_object_get(c, "match")))
+	/* policy none: the measurement, nothing to hold it against */
+	if (json_is_true(json_object_get(c, "measured_only")))
+		fprintf(f, " %s%s |", v ?: "?",
+			json_is_true(json_object_get(c, "match")) ? " (measured)" : "");
+	else if (json_is_true(json_object_get(c, "match")))
 		fprintf(f, " %s |", v ?: "?");
 	else
 		fprintf(f, " **%s** (expected %s%s) |", v ?: "?",
@@ -190,6 +195,40 @@ static void write_twins(FILE *f, const struct rflavour *fl, unsigned int nf,
 	}
 }
 
+/*
+ * The flavours of policy none: what was measured, not judged, and each
+ * kernel report during a cell, that cell's finding.
+ */
+static void write_findings(FILE *f, const struct rflavour *fl, unsigned int nf)
+{
+	json_t *s, *r, *c;
+	unsigned int k;
+	size_t i;
+
+	for (k = 0; k < nf; k++) {
+		s = json_object_get(fl[k].doc, "summary");
+		if (!json_object_get(s, "measured_only"))
+			continue;
+		fprintf(f, "\n%s, policy %s (a kernel that matches no policy the lab models): "
+			"%lld cells " MEASURED_ONLY ", each shown as measured (its verdict and "
+			"read-backs in %s.json); %lld kernel report(s) during its cells, each that "
+			"cell's finding%s\n", fl[k].name, POLICY_NONE,
+			json_integer_value(json_object_get(s, "measured_only")), fl[k].name,
+			json_integer_value(json_object_get(s, "findings")),
+			json_integer_value(json_object_get(s, "findings")) ? ":" : ".");
+		json_array_foreach(json_object_get(fl[k].doc, "kernel_reports"), i, r) {
+			if (!json_is_true(json_object_get(r, "finding")))
+				continue;
+			c = rcell(&fl[k], json_integer_value(json_object_get(r, "cell")) - 1);
+			fprintf(f, "- cell %lld %s %s %s: %s `%s`\n",
+				json_integer_value(json_object_get(r, "cell")),
+				jstr(c, "interface", NULL) ?: "?", jstr(c, "backing", NULL) ?: "?",
+				jstr(c, "state", NULL) ?: "?", jstr(r, "kind", NULL) ?: "?",
+				jstr(r, "title", NULL) ?: "?");
+		}
+	}
+}
+
 static void write_md(FILE *f, const char *dir, json_t *run, struct rflavour *fl,
 		     unsigned int nf)
 {
@@ -225,13 +264,21 @@ static void write_md(FILE *f, const char *dir, json_t *run, struct rflavour *fl,
 			fprintf(f, "| %s | | not run | | | | | |\n", fl[k].name);
 			continue;
 		}
-		fprintf(f, "| %s | %s | %s | %lld | %lld | %lld | %lld | %lld (%lld) |\n", fl[k].name,
+		fprintf(f, "| %s | %s | %s | %lld | %lld | ", fl[k].name,
 			jstr(fl[k].doc, "policy", NULL) ?: "?",
 			jstr(fl[k].doc, "kernel_release", NULL) ?: "?",
 			json_integer_value(json_object_get(s, "cells")),
-			json_integer_value(json_object_get(s, "ran")),
-			json_integer_value(json_object_get(s, "cells")) -
-			json_integer_value(json_object_get(s, "mismatches")),
+			json_integer_value(json_object_get(s, "ran")));
+		/* policy none: its cells measured, none "as expected" */
+		if (json_object_get(s, "measured_only"))
+			fprintf(f, "%lld, %lld %s |", json_integer_value(json_object_get(s, "cells")) -
+				json_integer_value(json_object_get(s, "mismatches")) -
+				json_integer_value(json_object_get(s, "measured_only")),
+				json_integer_value(json_object_get(s, "measured_only")), MEASURED_ONLY);
+		else
+			fprintf(f, "%lld |", json_integer_value(json_object_get(s, "cells")) -
+				json_integer_value(json_object_get(s, "mismatches")));
+		fprintf(f, " %lld | %lld (%lld) |\n",
 			json_integer_value(json_object_get(s, "data_lost")),
 			json_integer_value(json_object_get(s, "kernel_reports")),
 			json_integer_value(json_object_get(s, "unexpected_kernel_reports")));
@@ -328,6 +375,7 @@ static void write_md(FILE *f, const char *dir, json_t *run, struct rflavour *fl,
 	}
 	if (!any)
 		fprintf(f, "Every cell that ran is as expected.\n");
+	write_findings(f, fl, nf);
 }
 
 int consumers_report(int argc, char **argv)

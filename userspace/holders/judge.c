@@ -5,7 +5,9 @@
  * image (never mounted: qemu/read-image.sh) and the cell's slice of the
  * console, then compared with the expectation written before the run
  * (gupctl holders cells).  gupctl holders collect: a flavour's judged
- * cells in one document and KTAP.
+ * cells in one document and KTAP.  A cell of policy none (model/measured.h)
+ * has no expectation: "measured" when it ran cleanly, the kernel reports
+ * of its slice its "findings", a KTAP SKIP.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +22,7 @@
 #include "lib/options.h"
 #include "lib/util.h"
 #include "model/holders.h"
+#include "model/measured.h"
 
 /* The console lines that say what became of the page (not kernel reports). */
 #define EXT4_LOST_LINE		"does not have buffers attached"
@@ -127,11 +130,27 @@ static void differ(json_t *diffs, const char *what, const char *want, const char
 							  what, want, got));
 }
 
+/*
+ * Does the cell run (its "expect", or policy none's top-level "run"),
+ * and why not (@why)?
+ */
+static bool cell_planned(json_t *cell, const char **why)
+{
+	json_t *expect = json_object_get(cell, "expect");
+
+	if (json_is_true(json_object_get(cell, "measured_only"))) {
+		*why = get_str(cell, "reason");
+		return json_is_true(json_object_get(cell, "run"));
+	}
+	*why = get_str(expect, "reason");
+	return json_is_true(json_object_get(expect, "run"));
+}
+
 static int judge_cell(const struct judge_opts *o)
 {
-	json_t *cell, *guest = NULL, *expect, *measured, *diffs, *unexpected, *doc;
-	const char *verdict, *report;
-	bool refused, held;
+	json_t *cell, *guest = NULL, *expect, *measured, *diffs, *unexpected, *findings, *doc;
+	const char *verdict, *report, *why;
+	bool refused, held, only;
 	FILE *f;
 	int ret;
 
@@ -139,13 +158,15 @@ static int judge_cell(const struct judge_opts *o)
 	if (!cell)
 		return GUPCTL_EXIT_USAGE;
 	expect = json_object_get(cell, "expect");
+	/* policy none: nothing expected; measured, its reports its findings */
+	only = json_is_true(json_object_get(cell, "measured_only"));
 	doc = json_deep_copy(cell);
 	diffs = json_array();
 	unexpected = json_array();
-	if (o->not_run || !json_is_true(json_object_get(expect, "run"))) {
+	findings = json_array();
+	if (o->not_run || !cell_planned(cell, &why)) {
 		verdict = "not run";
-		json_object_set_new(doc, "why_not_run",
-				    json_string(o->not_run ? o->not_run : get_str(expect, "reason")));
+		json_object_set_new(doc, "why_not_run", json_string(o->not_run ? o->not_run : why));
 		goto out;
 	}
 	guest = o->guest ? jsonfile_read_object(o->guest, "holders judge") : NULL;
@@ -157,11 +178,12 @@ static int judge_cell(const struct judge_opts *o)
 	}
 	held = json_is_true(json_object_get(guest, "held"));
 	refused = json_integer_value(json_object_get(guest, "holder_result")) < 0;
-	report = measure_reports(o, get_str(expect, "report"), unexpected);
+	report = measure_reports(o, get_str(expect, "report"), only ? findings : unexpected);
 	if (!report) {
 		json_decref(guest);
 		json_decref(diffs);
 		json_decref(unexpected);
+		json_decref(findings);
 		json_decref(doc);
 		json_decref(cell);
 		return GUPCTL_EXIT_USAGE;
@@ -183,6 +205,11 @@ static int judge_cell(const struct judge_opts *o)
 		json_array_append_new(diffs, json_string("the holder completed, but its pin was "
 							 "never seen held: the event did not "
 							 "run under it"));
+	if (only) {
+		/* no expectation to differ from: only a cell that did not run cleanly fails */
+		verdict = json_array_size(diffs) ? "did not run cleanly" : MEASURED_VERDICT;
+		goto out;
+	}
 	differ(diffs, "the holder", json_is_true(json_object_get(expect, "refused")) ?
 	       "refused" : "let through", refused ? "refused" : "let through");
 	differ(diffs, "the event", json_is_true(json_object_get(expect, "event_fails")) ?
@@ -204,6 +231,10 @@ out:
 	json_object_set_new(doc, "verdict", json_string(verdict));
 	json_object_set_new(doc, "differences", diffs);
 	json_object_set_new(doc, "unexpected_reports", unexpected);
+	if (only)
+		json_object_set_new(doc, "findings", findings);
+	else
+		json_decref(findings);
 	if (o->console_name)
 		json_object_set_new(doc, "console", json_string(o->console_name));
 	f = jsonfile_open(o->out, "holders judge");
@@ -254,6 +285,20 @@ int holders_judge(int argc, char **argv)
 
 /* ---- collect ---- */
 
+/* A measured cell in a few words: "disk OLD, refused, report ext4-lost". */
+static void measured_what(json_t *m, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s%s, disk %s%s%s%s%s",
+		 json_is_true(json_object_get(m, "refused")) ? "refused" : "let through",
+		 json_is_true(json_object_get(m, "event_fails")) ? ", the event failed" : "",
+		 json_is_true(json_object_get(m, "fsync_fails")) ? ", fsync failed" : "",
+		 get_str(m, "disk"),
+		 strcmp(get_str(m, "clone"), "none") ? ", clone " : "",
+		 strcmp(get_str(m, "clone"), "none") ? get_str(m, "clone") : "",
+		 strcmp(get_str(m, "report"), "none") ? ", console " : "",
+		 strcmp(get_str(m, "report"), "none") ? get_str(m, "report") : "");
+}
+
 int holders_collect(int argc, char **argv)
 {
 	static const char * const usage[] = {
@@ -270,8 +315,9 @@ int holders_collect(int argc, char **argv)
 		GOPT_END()
 	};
 	json_t *doc, *cells, *cell;
-	unsigned int n[3] = { 0 };	/* as expected, mismatch, not run */
-	bool failed = false;
+	unsigned int n[4] = { 0 };	/* as expected, mismatch, not run, measured */
+	bool failed = false, none = false;
+	char line[512], what[160];
 	int ret, argi, i;
 	FILE *f;
 
@@ -283,7 +329,7 @@ int holders_collect(int argc, char **argv)
 	cells = json_array();
 	printf("KTAP version 1\n1..%d\n", argc - argi);
 	for (i = argi; i < argc; i++) {
-		const char *v, *name;
+		const char *v, *name, *why;
 		bool planned;
 
 		cell = jsonfile_read_object(argv[i], "holders collect");
@@ -294,8 +340,13 @@ int holders_collect(int argc, char **argv)
 		}
 		v = get_str(cell, "verdict");
 		name = get_str(cell, "name");
-		planned = json_is_true(json_object_get(json_object_get(cell, "expect"), "run"));
-		if (!strcmp(v, "as expected")) {
+		planned = cell_planned(cell, &why);
+		none |= json_is_true(json_object_get(cell, "measured_only"));
+		if (!strcmp(v, MEASURED_VERDICT)) {
+			n[3]++;
+			measured_what(json_object_get(cell, "measured"), what, sizeof(what));
+			printf("%s\n", measured_ktap(line, sizeof(line), i - argi + 1, name, what));
+		} else if (!strcmp(v, "as expected")) {
 			n[0]++;
 			printf("ok %d %s\n", i - argi + 1, name);
 		} else if (!strcmp(v, "not run")) {
@@ -311,9 +362,16 @@ int holders_collect(int argc, char **argv)
 		}
 		json_array_append_new(cells, cell);
 	}
-	printf("# %s: %u as expected, %u mismatched, %u not run\n", flavour, n[0], n[1], n[2]);
+	printf("# %s: %u as expected, %u mismatched, %u not run", flavour, n[0], n[1], n[2]);
+	if (none)
+		printf(", %u " MEASURED_ONLY, n[3]);
+	putchar('\n');
 	doc = json_pack("{s:s, s:{s:i, s:i, s:i}, s:o}", "flavour", flavour, "counts",
 			"as_expected", n[0], "mismatched", n[1], "not_run", n[2], "cells", cells);
+	/* policy none's count: only its documents have it */
+	if (doc && none)
+		json_object_set_new(json_object_get(doc, "counts"), "measured_only",
+				    json_integer(n[3]));
 	f = jsonfile_open(out, "holders collect");
 	ret = f && !jsonfile_dump(doc, f, out, "holders collect") ? 0 : GUPCTL_EXIT_USAGE;
 	json_decref(doc);

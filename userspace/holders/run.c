@@ -49,6 +49,7 @@
 #include "lib/pageflags.h"
 #include "lib/util.h"
 #include "model/holders.h"
+#include "model/measured.h"
 
 #define PS		HOLDERS_PAGE_SIZE
 #define FILE_SIZE	(HOLDERS_PAGES * PS)
@@ -623,6 +624,44 @@ json_t *holders_expectation_json(const struct holders_expectation *e)
 			 "report", holders_report_names[e->report], "reason", e->reason);
 }
 
+/* A cell and its kernel's columns, for runs_not_under(). */
+struct none_ctx {
+	const struct holders_cell *c;
+	struct holders_kernel k;
+	char why[2200];		/* the policy's reason (2048) and its name */
+};
+
+/* Does @policy, on the cell's kernel, expect it not run?  Its reason kept. */
+static bool runs_not_under(const char *policy, void *ctx)
+{
+	struct none_ctx *n = ctx;
+	struct holders_kernel k = n->k;
+	struct holders_expectation e;
+
+	k.policy = policy;
+	if (holders_expect(&k, n->c, &e) || e.run)
+		return false;
+	snprintf(n->why, sizeof(n->why), "policy %s expects it not run: %s", policy, e.reason);
+	return true;
+}
+
+/*
+ * Policy none's cell (model/measured.h): nothing expected ("expect":
+ * null), measured all the same; not run (top-level "run": false, the
+ * reason says why) where any policy of the kernel's source, with its ext4
+ * column, expects the cell not run: the one reason is a BUG that would
+ * panic the guest's one boot and take every later cell with it.
+ */
+static json_t *holders_none_json(const struct holders_kernel *k, const struct holders_cell *c)
+{
+	struct none_ctx n = { .c = c, .k = *k };
+	bool skip = measured_any_policy(k->v612 ? POLICY_KERNEL_612 : POLICY_KERNEL_61,
+					runs_not_under, &n);
+
+	return json_pack("{s:n, s:b, s:b, s:s}", "expect", "measured_only", 1, "run", !skip,
+			 "reason", skip ? n.why : MEASURED_ONLY);
+}
+
 static int holders_cells(int argc, char **argv)
 {
 	static const char * const usage[] = {
@@ -633,7 +672,8 @@ static int holders_cells(int argc, char **argv)
 	};
 	struct kernel_opts o = { 0 };
 	const struct gopt opts[] = {
-		GOPT_STRING(0, "policy", &o.policy, "P", "the flavour's gup column"),
+		GOPT_STRING(0, "policy", &o.policy, "P",
+			    "the flavour's gup column, or none: measured, no policy to compare"),
 		GOPT_CHOICE(0, "source", &o.source, "V", source_choices,
 			    "the flavour's source column"),
 		GOPT_CHOICE(0, "ext4", &o.ext4, "B", ext4_choices, "the flavour's ext4 column"),
@@ -652,18 +692,30 @@ static int holders_cells(int argc, char **argv)
 		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
 	if (!o.policy)
 		return usage_error("holders cells", "--policy is required");
+	if (!measured_policy_ok(o.policy))
+		return usage_error("holders cells", "unknown policy '%s': give one of: %s, or %s",
+				   o.policy, policy_names(), POLICY_NONE);
 	k = (struct holders_kernel){ o.policy, o.ext4 == 1, o.source == 1 };
 	for (c.fs = 0; c.fs < HOLDERS_FS_COUNT; c.fs++)
 		for (c.holder = 0; c.holder < HOLDERS_HOLDER_COUNT; c.holder++)
 			for (c.event = 0; c.event < HOLDERS_EV_COUNT; c.event++) {
 				if (!holders_cell_valid(&c) || (o.quick && !holders_cell_quick(&c)))
 					continue;
+				holders_cell_name(&c, name, sizeof(name));
+				if (policy_is_none(o.policy)) {
+					cell = json_pack("{s:s, s:s, s:s, s:s}", "name", name,
+							 "fs", holders_fs_choices[c.fs],
+							 "holder", holders_holder_choices[c.holder],
+							 "event", holders_event_choices[c.event]);
+					json_object_update_new(cell, holders_none_json(&k, &c));
+					json_array_append_new(cells, cell);
+					continue;
+				}
 				if (holders_expect(&k, &c, &e)) {
 					json_decref(cells);
 					return usage_error("holders cells", "unknown policy '%s'",
 							   o.policy);
 				}
-				holders_cell_name(&c, name, sizeof(name));
 				cell = json_pack("{s:s, s:s, s:s, s:s, s:o}", "name", name,
 						 "fs", holders_fs_choices[c.fs],
 						 "holder", holders_holder_choices[c.holder],

@@ -9,6 +9,7 @@
 #include "gup_pin_test.h"
 #include "lib/util.h"
 #include "model/cell.h"
+#include "model/measured.h"
 #include "repro/cells.h"
 
 const char * const repro_method_choices[GUP_PIN_METHOD_COUNT + 1] = {
@@ -135,7 +136,7 @@ static unsigned int repro_fs_cells(enum repro_fs fs, struct repro_cell *cells,
 	return n;
 }
 
-unsigned int repro_cells(bool quick, const char *policy, struct repro_cell *cells,
+unsigned int repro_cells(bool quick, bool v612, struct repro_cell *cells,
 			 unsigned int max)
 {
 	unsigned int n = 0, i, fs;
@@ -143,7 +144,7 @@ unsigned int repro_cells(bool quick, const char *policy, struct repro_cell *cell
 	if (quick) {
 		for (i = 0; i < ARRAY_SIZE(repro_quick) && n < max; i++)
 			cells[n++] = repro_quick[i];
-		if (policy && policy_kernel(policy) == POLICY_KERNEL_612)
+		if (v612)
 			for (i = 0; i < ARRAY_SIZE(repro_quick_612) && n < max; i++)
 				cells[n++] = repro_quick_612[i];
 		return n;
@@ -204,6 +205,7 @@ int repro_check_opts(const char *cmd, const struct repro_cell *c,
 {
 	const char *why;
 	bool policy = fl->policy, ext4 = fl->ext4 != REPRO_EXT4_COUNT;
+	char msg[512];
 
 	if (!repro_cell_valid(c, &why))
 		return usage_error(cmd, "%s", why);
@@ -212,13 +214,13 @@ int repro_check_opts(const char *cmd, const struct repro_cell *c,
 		return usage_error(cmd, "--policy and --ext4 go together: give both");
 	if (required && !policy)
 		return usage_error(cmd, "no --policy and --ext4: give the flavour's columns");
-	if (fl->policy && !policy_lookup(fl->policy))
-		return usage_error(cmd, "unknown --policy '%s': give one of: %s",
-				   fl->policy, policy_names());
+	if (fl->policy && measured_policy_error(fl->policy, fl->source, msg, sizeof(msg)))
+		return usage_error(cmd, "%s", msg);
 	/* The model's xfs and btrfs answers follow the policy's source. */
 	if (fl->source && !fl->policy)
 		return usage_error(cmd, "--source goes with --policy and --ext4");
-	if (fl->source && strcmp(fl->source, policy_source(fl->policy)))
+	if (fl->source && !policy_is_none(fl->policy) &&
+	    strcmp(fl->source, policy_source(fl->policy)))
 		return usage_error(cmd, "--source %s, but policy %s is the code of %s: "
 				   "patches/flavours' gup and source columns disagree",
 				   fl->source, fl->policy, policy_source(fl->policy));

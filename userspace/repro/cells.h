@@ -29,7 +29,8 @@ extern const char * const repro_method_choices[];
 
 /* What a cell is expected against: the flavour's columns (model/repro.h). */
 struct repro_flavour {
-	const char *policy;	/* "gup" column; NULL: not given */
+	/* "gup" column; NULL: not given; "none": measured only (model/measured.h) */
+	const char *policy;
 	unsigned int ext4;	/* enum repro_ext4; REPRO_EXT4_COUNT: not given */
 	const char *bug_site;	/* file:line of the BUG in the flavour's tree */
 	const char *source;	/* "source" column, or NULL: the policy's */
@@ -60,7 +61,7 @@ struct repro_flavour {
 /* The options that name what the cell is expected against. */
 #define REPRO_GOPT_POLICY(fl) \
 	GOPT_STRING(0, "policy", &(fl)->policy, "P", \
-		    "the flavour's GUP policy (patches/flavours' gup column)")
+		    "the flavour's GUP policy (patches/flavours' gup column), or none: measured only")
 #define REPRO_GOPT_EXT4(fl) \
 	GOPT_CHOICE(0, "ext4", &(fl)->ext4, "B", repro_ext4_choices, \
 		    "the flavour's ext4 behaviour (its ext4 column)")
@@ -73,8 +74,8 @@ struct repro_flavour {
 
 /*
  * Check a parsed cell and flavour for command @cmd: the cell can run, the
- * policy is known, and --policy and --ext4 come together (@required: they
- * must come).  0, or GUPCTL_EXIT_USAGE with the message printed.
+ * policy is known or none (then with --source), and --policy and --ext4
+ * come together (@required: they must come).  0, or GUPCTL_EXIT_USAGE with the message printed.
  */
 int repro_check_opts(const char *cmd, const struct repro_cell *c,
 		     const struct repro_flavour *fl, bool required);
@@ -97,9 +98,10 @@ char *repro_cell_file(const struct repro_cell *c, char *buf, size_t size);
 const char *repro_route_title(const struct repro_cell *c);
 /*
  * The cells of a run, in run order: every valid one, or the quick set (five
- * ext4 cells, and an xfs and a btrfs one when @policy is 6.12 code).
+ * ext4 cells, and an xfs and a btrfs one on a 6.12 kernel, @v612: the
+ * policy's source, or policy none's --source).
  */
-unsigned int repro_cells(bool quick, const char *policy, struct repro_cell *cells,
+unsigned int repro_cells(bool quick, bool v612, struct repro_cell *cells,
 			 unsigned int max);
 
 /* One page of lines "gup-lab repro OLD line 00", space padded, '\n'. */

@@ -2,7 +2,8 @@
 /*
  * collect (host only), after each boot of the reproduction: gupctl repro
  * collect, one flavour's judged cells (gupctl repro judge -o CELL.json)
- * into FLAVOUR.json and FLAVOUR.ktap (docs/results.md).  The boot's
+ * into FLAVOUR.json and FLAVOUR.ktap (docs/results.md); a cell of policy
+ * none that ran is a KTAP SKIP, "measured, no policy to compare".  The boot's
  * console is cut into its cells' slices by gupctl slice --step repro
  * (console/slice.c).
  */
@@ -17,6 +18,7 @@
 #include "lib/jsonfile.h"
 #include "lib/options.h"
 #include "lib/util.h"
+#include "model/measured.h"
 #include "repro/cells.h"
 #include "repro/collect.h"
 
@@ -29,7 +31,8 @@ static json_int_t severity(json_t *report)
 static int write_ktap(const char *path, json_t *doc)
 {
 	json_t *cells = json_object_get(doc, "cells"), *c;
-	unsigned int bad = 0;
+	unsigned int bad = 0, measured = 0;
+	char line[512];
 	FILE *f = fopen(path, "w");
 	size_t i;
 
@@ -41,6 +44,20 @@ static int write_ktap(const char *path, json_t *doc)
 		repro_json_str(doc, "kernel_release") ? repro_json_str(doc, "kernel_release") : "?");
 	fprintf(f, "1..%zu\n", json_array_size(cells));
 	json_array_foreach(cells, i, c) {
+		/* policy none: a cell that ran is measured, one that did not fails */
+		if (json_is_true(json_object_get(c, "measured_only"))) {
+			if (json_is_true(json_object_get(c, "match"))) {
+				measured++;
+				fprintf(f, "%s\n", measured_ktap(line, sizeof(line), i + 1,
+								 repro_json_str(c, "cell"),
+								 repro_json_outcome(c, "measured")));
+			} else {
+				bad++;
+				fprintf(f, "not ok %zu %s # %s (" MEASURED_ONLY ")\n", i + 1,
+					repro_json_str(c, "cell"), repro_json_outcome(c, "measured"));
+			}
+			continue;
+		}
 		if (json_is_true(json_object_get(c, "match"))) {
 			fprintf(f, "ok %zu %s # %s\n", i + 1, repro_json_str(c, "cell"),
 				repro_json_outcome(c, "measured"));
@@ -55,8 +72,11 @@ static int write_ktap(const char *path, json_t *doc)
 			fprintf(f, "not ok %zu %s # UNEXPECTED kernel report (%s, as expected)\n",
 				i + 1, repro_json_str(c, "cell"), repro_json_outcome(c, "measured"));
 	}
-	fprintf(f, "# repro: %zu cells, %zu as expected, %u mismatched or not run\n",
-		json_array_size(cells), json_array_size(cells) - bad, bad);
+	fprintf(f, "# repro: %zu cells, %zu as expected, ", json_array_size(cells),
+		json_array_size(cells) - bad - measured);
+	if (measured)
+		fprintf(f, "%u " MEASURED_ONLY ", ", measured);
+	fprintf(f, "%u mismatched or not run\n", bad);
 	return fclose(f) ? -errno : 0;
 }
 
@@ -71,6 +91,7 @@ static int collect(const char *input_hash, const char *release, const char *json
 	json_t *doc, *cells = json_array(), *reports = json_array(), *c, *r, *worst = NULL;
 	const char *v, *first = NULL;
 	bool all_match = true, booted = false;
+	unsigned int measured = 0;
 	size_t j;
 	int i, err;
 
@@ -97,6 +118,8 @@ static int collect(const char *input_hash, const char *release, const char *json
 		if (!release)
 			release = repro_json_str(json_object_get(c, "measured"), "kernel_release");
 		all_match &= json_is_true(json_object_get(c, "match"));
+		measured += json_is_true(json_object_get(c, "measured_only")) &&
+			    json_is_true(json_object_get(c, "match"));
 		json_array_append_new(cells, c);
 	}
 	c = json_array_get(cells, 0);
@@ -106,6 +129,9 @@ static int collect(const char *input_hash, const char *release, const char *json
 			"kernel_release", release, "input_hash", input_hash,
 			"kernel_verdict", worst ? repro_json_str(worst, "kind") : booted ? "clean" : NULL,
 			"cells", cells, "kernel_reports", reports);
+	/* policy none's count: only its documents have it */
+	if (doc && policy_is_none(repro_json_str(doc, "policy")))
+		json_object_set_new(doc, "measured_only", json_integer(measured));
 	err = doc ? json_dump_file(doc, json_out, JSON_INDENT(2)) : -1;
 	if (err) {
 		fprintf(stderr, "gupctl repro collect: cannot write %s\n", json_out);

@@ -18,7 +18,9 @@
  *     cache cannot fool that read.
  *
  * The expected outcome comes from model/repro.c (repro_expect()); this file
- * only measures and compares.  Output: the cell's JSON (docs/results.md).
+ * only measures and compares.  Policy none (model/measured.h): nothing is
+ * expected ("expected": null); a cell that ran is "measured", the kernel
+ * reports of its slice its findings.  Output: the cell's JSON (docs/results.md).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -32,6 +34,7 @@
 #include "lib/jsonfile.h"
 #include "lib/util.h"
 #include "model/cell.h"
+#include "model/measured.h"
 #include "repro/cells.h"
 #include "repro/judge.h"
 
@@ -636,8 +639,9 @@ static void print_reports(json_t *reports)
 	json_t *r, *f;
 
 	json_array_foreach(reports, i, r) {
-		printf("   kernel %s%s: %s", json_is_true(json_object_get(r, "expected")) ?
-		       "" : "UNEXPECTED ", str_of(r, "kind"),
+		printf("   kernel %s%s: %s", json_is_true(json_object_get(r, "expected")) ? "" :
+		       json_is_true(json_object_get(r, "finding")) ? "finding, " : "UNEXPECTED ",
+		       str_of(r, "kind"),
 		       str_of(r, "location") ? str_of(r, "location") : str_of(r, "title"));
 		json_array_foreach(json_object_get(r, "frames"), j, f)
 			printf("%s%s", j ? " < " : ": ", str_of(f, "function"));
@@ -670,12 +674,16 @@ static int judge(const struct judge_opts *o)
 	const char *host, *not_run;
 	json_t *guest, *reports = json_array(), *r, *cell = NULL, *said;
 	struct fs_lines fs = { json_array(), json_array() };
-	bool match;
+	bool match, none = policy_is_none(o->fl.policy);
 	size_t i;
 	int ret;
 
 	repro_cell_label(&o->cell, label, sizeof(label));
-	repro_expect(o->fl.policy, o->fl.ext4, o->fl.bug_site, &o->cell, &e);
+	/* policy none: nothing expected (e stays empty), the cell is measured */
+	if (!none)
+		repro_expect(o->fl.policy, o->fl.ext4, o->fl.bug_site, &o->cell, &e);
+	else
+		memset(&e, 0, sizeof(e));
 	guest = load_guest(o, label);
 	ret = guest ? 0 : GUPCTL_EXIT_USAGE;
 	if (!ret && !o->not_run)
@@ -692,11 +700,15 @@ static int judge(const struct judge_opts *o)
 	host = not_run ? "missing" : host_read(o->host_read);
 	measure(guest, reports, &fs, not_run, &run, host, meas, sizeof(meas));
 
-	match = !strcmp(meas, e.outcome);
+	/* none: a cell that ran is measured; its slice's reports its findings */
+	match = none ? !not_run && strncmp(meas, "not run", 7) : !strcmp(meas, e.outcome);
 	json_array_foreach(reports, i, r) {
 		json_object_set_new(r, "cell", json_string(label));
 		json_object_set_new(r, "expected", json_boolean(report_expected(&e, r)));
-		match &= report_expected(&e, r);
+		if (none)
+			json_object_set_new(r, "finding", json_true());
+		else
+			match &= report_expected(&e, r);
 	}
 	cell = json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:b}",
 			 "cell", label, "flavour", o->flavour,
@@ -708,7 +720,13 @@ static int judge(const struct judge_opts *o)
 			 "longterm", !!(o->cell.flags & GUP_PIN_FLAG_LONGTERM),
 			 "write", !!(o->cell.flags & GUP_PIN_FLAG_WRITE));
 	if (cell) {
-		json_object_set_new(cell, "expected", expected_json(&e));
+		json_object_set_new(cell, "expected", none ? json_null() : expected_json(&e));
+		if (none) {
+			json_object_set_new(cell, "measured_only", json_true());
+			json_object_set_new(cell, "reason", json_string(MEASURED_ONLY));
+			json_object_set_new(cell, "verdict", json_string(match ? MEASURED_VERDICT :
+									 "not run"));
+		}
 		said = run.verdict ? json_null() : tail_of(o->runner_log, 3);
 		json_object_set_new(cell, "measured", measured_json(meas, guest, host, &run,
 								    &fs, said));
@@ -730,7 +748,11 @@ static int judge(const struct judge_opts *o)
 		ret = GUPCTL_EXIT_USAGE;
 		goto out;
 	}
-	if (o->out) {
+	if (o->out && none) {
+		printf("   %s: measured %s (" MEASURED_ONLY ")\n",
+		       match ? "MEASURED" : "NOT RUN", meas);
+		print_reports(reports);
+	} else if (o->out) {
 		printf("   %s: measured %s%s%s\n", match ? "MATCH" : "MISMATCH", meas,
 		       match ? "" : ", expected ", match ? "" : e.outcome);
 		print_reports(reports);

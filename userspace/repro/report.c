@@ -12,6 +12,7 @@
 #include "lib/jsonfile.h"
 #include "lib/util.h"
 #include "model/cell.h"
+#include "model/measured.h"
 #include "repro/cells.h"
 #include "repro/report.h"
 
@@ -96,7 +97,7 @@ static void btrfs_line(const char *w, char *buf, size_t size)
 struct md {
 	FILE *f;
 	json_t *reasons, *traces;
-	unsigned int cells, matches;
+	unsigned int cells, matches, measured;
 };
 
 static void md_row(struct md *md, json_t *doc, json_t *cell)
@@ -104,6 +105,8 @@ static void md_row(struct md *md, json_t *doc, json_t *cell)
 	json_t *meas = json_object_get(cell, "measured"), *reads = json_object_get(meas, "reads");
 	json_t *r, *w;
 	char a[512], b[512], line[2048], refs[256] = "", reads_s[128];
+	bool only = json_is_true(json_object_get(cell, "measured_only"));
+	bool match = json_is_true(json_object_get(cell, "match"));
 	size_t i, n = 0;
 
 	json_array_foreach(json_object_get(doc, "kernel_reports"), i, r) {
@@ -127,16 +130,23 @@ static void md_row(struct md *md, json_t *doc, json_t *cell)
 		 repro_json_str(reads, "guest") ?: "-", repro_json_str(reads, "direct") ?: "-",
 		 repro_json_str(reads, "host") ?: "-");
 	/* a results directory from before xfs and btrfs: every cell is ext4's */
-	fprintf(md->f, "| %s | %s | %s | `%s` | %s [%zu] | ", repro_json_str(doc, "flavour"),
+	fprintf(md->f, "| %s | %s | %s | `%s` | ", repro_json_str(doc, "flavour"),
 		repro_json_str(cell, "fs") ?: "ext4",
-		repro_json_str(cell, "route_title"), repro_json_str(cell, "cell"),
-		md_cell(repro_json_outcome(cell, "expected"), a, sizeof(a)),
-		number_of(md->reasons, repro_json_str(json_object_get(cell, "expected"), "reason") ?: "?"));
+		repro_json_str(cell, "route_title"), repro_json_str(cell, "cell"));
+	/* policy none: nothing expected, the outcome is shown, not judged */
+	if (only)
+		fprintf(md->f, "%s | ", MEASURED_ONLY);
+	else
+		fprintf(md->f, "%s [%zu] | ",
+			md_cell(repro_json_outcome(cell, "expected"), a, sizeof(a)),
+			number_of(md->reasons,
+				  repro_json_str(json_object_get(cell, "expected"), "reason") ?: "?"));
 	fprintf(md->f, "%s | %s | %s | %s |\n", md_cell(repro_json_outcome(cell, "measured"), b, sizeof(b)),
-		json_is_true(json_object_get(cell, "match")) ? "MATCH" : "MISMATCH",
+		only ? (match ? "MEASURED" : "NOT RUN") : match ? "MATCH" : "MISMATCH",
 		md_cell(reads_s, a, sizeof(a)), refs[0] ? refs : "-");
 	md->cells++;
-	md->matches += json_is_true(json_object_get(cell, "match"));
+	md->matches += match && !only;
+	md->measured += match && only;
 }
 
 /* The page: a header, the table (in @table), the reasons and the traces. */
@@ -155,13 +165,18 @@ static void write_page(FILE *f, const char *dir, json_t *run, const struct md *m
 	fprintf(f, "What [repro-ext4-2018.md](repro-ext4-2018.md) describes, on ext4 and on\n"
 		"xfs and btrfs (the fs column), as\n"
 		"`jobs/repro.sh` ran it on %s\n(results `%s`, commit `%s`, %s, %.0f s):\n"
-		"%u cells, %u as expected.\n"
-		"The reads column shows the guest's page cache, the guest's `O_DIRECT`\n"
-		"read and the host's read of the image.\n\n",
+		"%u cells, %u as expected",
 		sources, dir,
 		repro_json_str(run, "commit") ?: "?", repro_json_str(run, "date") ?: "?",
 		json_number_value(json_object_get(run, "wall_seconds")),
 		md->cells, md->matches);
+	if (md->measured)
+		fprintf(f, ", %u " MEASURED_ONLY " (a kernel of policy %s, which matches no\n"
+			"policy the lab models: its outcomes are shown, not judged; a kernel\n"
+			"report during such a cell is its finding)", md->measured, POLICY_NONE);
+	fprintf(f, ".\n"
+		"The reads column shows the guest's page cache, the guest's `O_DIRECT`\n"
+		"read and the host's read of the image.\n\n");
 	rewind(table);
 	while (fgets(buf, sizeof(buf), table))
 		fputs(buf, f);

@@ -60,6 +60,7 @@
 #include "lib/util.h"
 #include "model/cell.h"
 #include "model/detect.h"
+#include "model/measured.h"
 #include "repro/cells.h"
 #include "repro/collect.h"
 #include "repro/judge.h"
@@ -115,6 +116,12 @@ static void print_expectation(const struct repro_opts *o, struct repro_expectati
 	memset(e, 0, sizeof(*e));
 	if (!o->fl.policy) {
 		printf("repro-expect: none (give --policy and --ext4: the flavour's columns)\n");
+		return;
+	}
+	if (policy_is_none(o->fl.policy)) {
+		printf("repro-expect: nothing because " MEASURED_ONLY " (policy %s)\n",
+		       POLICY_NONE);
+		fflush(stdout);
 		return;
 	}
 	repro_expect(o->fl.policy, o->fl.ext4, o->fl.bug_site, &o->cell, e);
@@ -669,7 +676,8 @@ static int run_ext4_2018(struct repro_opts *o)
 
 	if (o->expect_only) {
 		print_expectation(o, &e);
-		return e.outcome[0] ? GUPCTL_EXIT_OK : GUPCTL_EXIT_USAGE;
+		return e.outcome[0] || policy_is_none(o->fl.policy) ? GUPCTL_EXIT_OK :
+		       GUPCTL_EXIT_USAGE;
 	}
 	/* where jobs/guest/disks.sh mounts each scratch file system */
 	snprintf(dir, sizeof(dir), "/mnt/%s", fs);
@@ -750,11 +758,30 @@ static int run_ext4_2018(struct repro_opts *o)
 	return ret;
 }
 
+/* A cell and the ext4 column, for ends_boot_under(). */
+struct boot_ctx {
+	const struct repro_cell *cell;
+	enum repro_ext4 ext4;
+};
+
+/* Does @policy expect the cell to end its boot (a BUG)? */
+static bool ends_boot_under(const char *policy, void *ctx)
+{
+	const struct boot_ctx *b = ctx;
+	struct repro_expectation e;
+
+	return !repro_expect(policy, b->ext4, NULL, b->cell, &e) && repro_ends_boot(&e);
+}
+
 /*
  * gupctl repro cells: the run's cells as JSON, for jobs/repro.sh.  Given
  * the flavour's columns, each cell also says whether it needs a boot of
  * its own ("boot": "own", a cell expected to end in a BUG) or can share
- * one ("shared"), from the same expectation the judge holds it to.
+ * one ("shared"), from the same expectation the judge holds it to.  Policy
+ * none: every cell (the quick set of its --source), and a boot of its own
+ * for a cell that any policy of that source, with that ext4 column,
+ * expects to BUG (measured_any_policy()): no cell of a shared boot is lost
+ * to a panic any known policy foresees.
  */
 static int repro_cells_cmd(int argc, char **argv)
 {
@@ -769,7 +796,7 @@ static int repro_cells_cmd(int argc, char **argv)
 	bool quick = false;
 	const struct gopt opts[] = {
 		GOPT_BOOL(0, "quick", &quick,
-			  "only the quick set (5 ext4 cells; on a 6.12 policy, and an xfs and a btrfs one)"),
+			  "only the quick set (5 ext4 cells; on a 6.12 policy or source, and an xfs and a btrfs one)"),
 		REPRO_GOPT_POLICY(&fl),
 		REPRO_GOPT_EXT4(&fl),
 		REPRO_GOPT_SOURCE(&fl),
@@ -784,7 +811,8 @@ static int repro_cells_cmd(int argc, char **argv)
 	ret = repro_check_opts("repro cells", &any, &fl, false);
 	if (ret)
 		return ret;
-	n = repro_cells(quick, fl.policy, cells, REPRO_MAX_CELLS);
+	n = repro_cells(quick, measured_kernel(fl.policy, fl.source) == POLICY_KERNEL_612,
+			cells, REPRO_MAX_CELLS);
 	list = json_array();
 	for (i = 0; i < n; i++) {
 		args = cells[i].fs == REPRO_FS_EXT4 ? json_array() :
@@ -801,8 +829,15 @@ static int repro_cells_cmd(int argc, char **argv)
 		repro_cell_file(&cells[i], file, sizeof(file));
 		cell = json_pack("{s:s, s:s, s:s, s:o}", "label", label, "file", file,
 				 "fs", repro_fs_choices[cells[i].fs], "args", args);
-		if (fl.policy && !repro_expect(fl.policy, fl.ext4, NULL, &cells[i], &e))
+		if (policy_is_none(fl.policy)) {
+			struct boot_ctx b = { &cells[i], fl.ext4 };
+
+			json_object_set_new(cell, "boot", json_string(
+				measured_any_policy(measured_kernel(fl.policy, fl.source),
+						    ends_boot_under, &b) ? "own" : "shared"));
+		} else if (fl.policy && !repro_expect(fl.policy, fl.ext4, NULL, &cells[i], &e)) {
 			json_object_set_new(cell, "boot", json_string(repro_ends_boot(&e) ? "own" : "shared"));
+		}
 		json_array_append_new(list, cell);
 	}
 	ret = json_dumpf(list, stdout, JSON_INDENT(2)) ? GUPCTL_EXIT_USAGE : GUPCTL_EXIT_OK;
