@@ -77,7 +77,7 @@ trap 'rm -rf "$tmp"' EXIT
 # A registered kernel given no POLICY=: its policy, read from its kernel
 # first (one boot, cached).
 job_detect "${flavours[@]}" || exit 1
-results_begin consumers "$results"
+results_begin consumers "$results" "${flavours[@]}"
 out=$RESULTS_DIR
 
 # The guest needs gupctl and its script only (jobs/guest/, where

@@ -69,7 +69,7 @@ gupctl=$LAB_ROOT/userspace/gupctl
 # A registered kernel given no POLICY=: its policy, read from its kernel
 # first (one boot, cached).
 job_detect "${flavours[@]}" || exit 1
-results_begin holders "$results"
+results_begin holders "$results" "${flavours[@]}"
 mkdir -p "$LAB_CACHE/runs"
 work=$(mktemp -d "$LAB_CACHE/runs/holders-$(date +%Y%m%d-%H%M%S).XXXX")
 

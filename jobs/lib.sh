@@ -60,9 +60,19 @@ job_detect() {
 			log "$f: no detection came back (console: $d/run/console.log)"
 			return 1
 		fi
+		# Probe cells may WARN where a policy says so (their markers: "gup-lab:
+		# detect cell N"); anything worse and the answers cannot be trusted.
+		"$LAB_ROOT/qemu/scan-console.sh" --reports "$d/run/console.log" >"$d/reports.json"
+		if jq -e 'any(.[]; .kind != "WARNING")' "$d/reports.json" >/dev/null; then
+			jq -r '.[] | select(.kind != "WARNING") | "#   \(.kind): \(.title)"' "$d/reports.json" >&2
+			log "$f: the detection boot reported worse than a WARNING: no detection (console: $d/run/console.log)"
+			return 1
+		fi
 		mkdir -p "$LAB_CACHE/detect"
 		cp "$d/run/console.log" "$(flavour_detected "$f" | sed 's/\.json$//').console.log"
-		cp "$d/out/detect.json" "$(flavour_detected "$f")"
+		# the WARNINGs beside the answer, for whoever reads the evidence
+		jq --slurpfile r "$d/reports.json" '. + {console_reports: $r[0]}' \
+			"$d/out/detect.json" >"$(flavour_detected "$f")"
 		log "$f: GUP policy $(flavour_policy "$f"): $(jq -r .evidence "$(flavour_detected "$f")")"
 		rm -rf "$d"
 	done

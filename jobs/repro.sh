@@ -123,7 +123,7 @@ gupctl=$LAB_ROOT/userspace/gupctl
 # A registered kernel given no POLICY=: its policy, read from its kernel
 # first (one boot, cached).
 job_detect "${flavours[@]}" || exit 1
-results_begin repro "$results"
+results_begin repro "$results" "${flavours[@]}"
 mkdir -p "$LAB_CACHE/runs"
 work=$(mktemp -d "$LAB_CACHE/runs/repro-$(date +%Y%m%d-%H%M%S).XXXX")
 # repro_boot F NAME CELLS: one boot of F running CELLS (a JSON array of
