@@ -15,13 +15,17 @@ MAKEOVERRIDES :=
 # boot: registered as NAME@ID (patches/user-kernel.sh) and run as that
 # flavour; only it is built.  Otherwise FLAVOUR=F given on the command line
 # runs one flavour, and none given runs every one.
-MINE = $(if $(KERNEL)$(SERIES),yes)
-NEEDS = $(if $(MINE),rootfs gupctl,all)
+# Each counts only on the command line (an environment may well have a
+# NAME or a KERNEL of its own); the recipe reads them from its environment,
+# where make puts them, so that no quoting of a path is needed.
 cmdline = $(if $(filter command line,$(origin $(1))),$($(1)))
-# In a recipe: f= the flavour to run (empty: every one), or exit 1.  NAME
-# and POLICY count only on the command line (an environment may have a NAME).
-PICK = f=$$(patches/user-kernel.sh from-make '$(KERNEL)' '$(SERIES)' '$(BASE)' \
-	'$(call cmdline,NAME)' '$(call cmdline,POLICY)') || exit 1; f=$${f:-$(call cmdline,FLAVOUR)}
+MINE = $(if $(call cmdline,KERNEL)$(call cmdline,SERIES),yes)
+NEEDS = $(if $(MINE),rootfs gupctl,all)
+uservar = "$(if $(filter command line,$(origin $(1))),$$$(1))"
+# In a recipe: f= the flavour to run (empty: every one), or exit 1.
+PICK = f=$$(patches/user-kernel.sh from-make $(call uservar,KERNEL) $(call uservar,SERIES) \
+	$(call uservar,BASE) $(call uservar,NAME) $(call uservar,POLICY)) || exit 1; \
+	f=$${f:-$(call cmdline,FLAVOUR)}
 
 .PHONY: all deps kernels rootfs modules gupctl shell boot lab matrix docs repro holders consumers soak bench bench-pipeline check lint clean
 

@@ -71,8 +71,10 @@ job_detect() {
 		mkdir -p "$LAB_CACHE/detect"
 		cp "$d/run/console.log" "$(flavour_detected "$f" | sed 's/\.json$//').console.log"
 		# the WARNINGs beside the answer, for whoever reads the evidence
+		# (aside, then renamed: another job may be reading it)
 		jq --slurpfile r "$d/reports.json" '. + {console_reports: $r[0]}' \
-			"$d/out/detect.json" >"$(flavour_detected "$f")"
+			"$d/out/detect.json" >"$(flavour_detected "$f").new"
+		mv "$(flavour_detected "$f").new" "$(flavour_detected "$f")"
 		log "$f: GUP policy $(flavour_policy "$f"): $(jq -r .evidence "$(flavour_detected "$f")")"
 		rm -rf "$d"
 	done

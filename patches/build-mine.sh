@@ -24,6 +24,15 @@ kind=$(user_field "$flavour" kind)
 [ -n "$kind" ] || die "$flavour is not a registered kernel (patches/user-kernel.sh)"
 dir=$(flavour_dir "$flavour")
 key=$(flavour_key "$flavour")
+# A tree is checked even when its kernel is cached: the module and the
+# guest's programs are compiled from it next, and must be of this state.
+if [ "$kind" = tree ]; then
+	tree=$(user_field "$flavour" tree)
+	now=$("$LAB_ROOT/patches/user-kernel.sh" state "$tree") ||
+		die "$flavour: cannot read the state of $tree"
+	[ "$now" = "$(user_field "$flavour" state)" ] ||
+		die "$flavour: $tree has changed since it was registered ($now): run again with KERNEL=$tree"
+fi
 built() {
 	[ -f "$dir/.gup-lab-built" ] && [ "$(cat "$dir/.gup-lab-built")" = "$key" ]
 }
@@ -45,11 +54,6 @@ fi
 
 start=$(date +%s)
 if [ "$kind" = tree ]; then
-	tree=$(user_field "$flavour" tree)
-	# Only the state registered: a tree that moved on is another kernel.
-	now=$("$LAB_ROOT/patches/user-kernel.sh" state "$tree")
-	[ "$now" = "$(user_field "$flavour" state)" ] ||
-		die "$flavour: $tree has changed since it was registered ($now): run again with KERNEL=$tree"
 	if [ -e "$tree/.config" ] || [ -d "$tree/include/config" ]; then
 		die "$flavour: $tree holds an in-tree build: run 'make mrproper' there (the lab never writes into it)"
 	fi
@@ -77,14 +81,23 @@ counts=${counts:-$LAB_CACHE/kernels/objects-$pkg}
 export CCACHE_DIR=$LAB_CACHE/ccache
 export CCACHE_BASEDIR=$LAB_CACHE/kernels
 export CCACHE_NOHASHDIR=1
-export KBUILD_BUILD_TIMESTAMP="gup-lab $flavour"
+# (the same for every name of a state: one build serves them all)
+stamp="gup-lab $(flavour_base "$flavour" | sed 's/^[^@]*@//')"
+export KBUILD_BUILD_TIMESTAMP=$stamp
 export KBUILD_BUILD_USER=gup-lab KBUILD_BUILD_HOST=gup-lab
 kmake=(make -C "$dir/src" O="$dir/build" ARCH=x86_64 CC="ccache gcc" -j"$(nproc)")
 
-# A tree's build directory keeps its .config: Kbuild's syncconfig follows
-# the tree's Kconfig, and a rewritten .config would cost the incremental
-# build its point.
-if [ "$kind" != tree ] || [ ! -f "$dir/build/.config" ]; then
+# merge_config.sh writes its temporary files into the current directory:
+# never yours.
+cd "$dir/build"
+# A tree's build directory keeps its .config while the fragments stay the
+# same (.gup-lab-config, written once they all hold): Kbuild's syncconfig
+# follows the tree's Kconfig, and a rewritten .config would cost the
+# incremental build its point.
+# shellcheck disable=SC2086 # one path per line, no spaces
+config_key=$(hash_inputs $fragments)
+if [ "$kind" != tree ] || [ "$(cat "$dir/build/.gup-lab-config" 2>/dev/null)" != "$config_key" ]; then
+	rm -f "$dir/build/.gup-lab-config"
 	"${kmake[@]}" -s tinyconfig >"$dir/config.log" 2>&1 ||
 		die "$flavour: step 'make tinyconfig' failed: see $dir/config.log"
 	# shellcheck disable=SC2086 # one path per line, no spaces
@@ -96,6 +109,7 @@ if [ "$kind" != tree ] || [ ! -f "$dir/build/.config" ]; then
 	# shellcheck disable=SC2086
 	missing=$(cat $fragments | grep '^CONFIG_' | grep -vxFf "$dir/build/.config" || true)
 	[ -z "$missing" ] || die "$flavour: step 'config': lost after olddefconfig: $missing"
+	echo "$config_key" >"$dir/build/.gup-lab-config"
 fi
 
 log "$flavour: building (make -j$(nproc)); log in $dir/build.log"

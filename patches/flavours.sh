@@ -124,8 +124,13 @@ flavour_policy() {
 }
 
 # flavour_detected NAME: where its detected policy is (or will be) kept.
+# Keyed by the kernel and by what detection is: the policy models and the
+# probes derived from them.
 flavour_detected() {
-	echo "$LAB_CACHE/detect/$(flavour_base "$1")-$(flavour_key "$(flavour_base "$1")").json"
+	local code
+	code=$(hash_inputs "$LAB_ROOT"/userspace/model/{policy,probe,detect}.c \
+		"$LAB_ROOT/userspace/matrix/detect.c")
+	echo "$LAB_CACHE/detect/$(flavour_base "$1")-$(flavour_key "$(flavour_base "$1")")-$code.json"
 }
 
 # flavour_patches NAME: every patch file the flavour applies, in order:
@@ -166,7 +171,8 @@ flavour_key() {
 	if [ "$(user_field "$name" kind)" = tree ]; then
 		# a tree: its state (patches/user-kernel.sh), not a package
 		{
-			echo "tree $(user_field "$name" state) flavour $name"
+			# the state, not the name: every name of a state is one kernel
+			echo "tree $(user_field "$name" state) overlays $(flavour_overlays "$name" | paste -sd+)"
 			# shellcheck disable=SC2086 # one path per line, no spaces
 			hash_inputs $frags "$LAB_ROOT/patches/build-mine.sh"
 		} | sha256sum | cut -c1-16

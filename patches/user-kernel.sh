@@ -180,6 +180,8 @@ register_tree() {
 	local dir name=$2 policy=$3 v state id ext4 builddir
 	[ -d "$1" ] || die "KERNEL=$1: no such directory"
 	dir=$(cd "$1" && pwd -P)
+	[[ $dir != *[[:space:]:]* ]] ||
+		die "KERNEL=$dir: Kbuild cannot build a tree whose path has a space or a colon"
 	if [ ! -f "$dir/Makefile" ] || [ ! -f "$dir/Kconfig" ] || [ ! -d "$dir/mm" ]; then
 		die "KERNEL=$dir is not a kernel source tree (no Makefile, Kconfig and mm/)"
 	fi
@@ -211,9 +213,10 @@ register_series() {
 		die "BASE=$base: not a flavour of patches/flavours ($(all_flavours | paste -sd' '))"
 	tmp=$(mktemp -d)
 	split_series "$path" "$tmp/p"
+	# (the patches by name and content, not where they were split)
 	id=$({
 		echo "base $base $(flavour_key "$base")"
-		hash_inputs "$tmp"/p/*.patch
+		cd "$tmp/p" && hash_inputs ./*.patch
 	} | sha256sum | cut -c1-12)
 	flavour=$name@$id
 	mkdir -p "$LAB_CACHE/user"

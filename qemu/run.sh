@@ -116,7 +116,8 @@ mkdir -p "$ctl/out"
 for d in "${files[@]}"; do
 	cp -a "$d/." "$ctl/"
 done
-# Every command knows its flavour and the table's policy (the jobs give it
+# Every command knows its flavour and its policy (flavour_policy: the
+# table's, or a registered kernel's as given or detected; the jobs give it
 # to gupctl as --policy; gupctl reads the kernel's own from the kernel:
 # userspace/model/detect.c).
 env="export GUP_LAB_FLAVOUR=$(printf %q "$flavour") GUP_LAB_POLICY=$(printf %q "$(flavour_policy "$flavour")")"

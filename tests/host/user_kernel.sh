@@ -16,6 +16,8 @@ cd "$(dirname "$0")/../.."
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 export GUP_LAB_CACHE=$TMP/cache
+# shellcheck source=../../patches/flavours.sh
+. patches/flavours.sh
 uk=patches/user-kernel.sh
 # tap_isnt GOT UNWANTED DESCRIPTION
 tap_isnt() {
@@ -64,9 +66,7 @@ n1=$(register --kernel "$TMP/g")
 tap_is "$n1" "mine@${commit:0:12}" "a clean git tree is mine@ its commit's 12 hex"
 tap_is "$(fingerprint "$TMP/g")" "$before" "registering leaves the tree, .git included, byte-identical"
 tap_is "$(register --kernel "$TMP/g")" "$n1" "registering again: the same name"
-(
-	# shellcheck source=../../patches/flavours.sh
-	. patches/flavours.sh
+{
 	tap_is "$(flavour_field "$n1" 2) $(flavour_field "$n1" 3) $(flavour_field "$n1" 4) $(flavour_field "$n1" 5)" \
 		"- detect warn 6.1" "its flavour line: no series, policy detected, ext4 warn, source 6.1"
 	tap_is "$(flavour_policy "$n1")" detect "no POLICY=, not yet detected: flavour_policy says detect"
@@ -80,7 +80,9 @@ tap_is "$(register --kernel "$TMP/g")" "$n1" "registering again: the same name"
 	k1=$(flavour_key "$n1")
 	tap_like "$k1" '^[0-9a-f]{16}$' "its key: 16 hex"
 	tap_isnt "$(flavour_key "$n1+debug")" "$k1" "an overlay changes the key"
-)
+	tap_is "$(flavour_key "$("$uk" register --kernel "$TMP/g" --name other 2>/dev/null)")" "$k1" \
+		"another NAME for the same state: the same kernel (key)"
+}
 echo '/* one line */' >>"$TMP/g/mm/gup.c"
 before=$(fingerprint "$TMP/g")
 n2=$(register --kernel "$TMP/g")
@@ -120,6 +122,9 @@ touch "$TMP/built/.config"
 tap_like "$(register --kernel "$TMP/built")" "FAIL\(1\): .*in-tree build.*make mrproper" \
 	"an in-tree build: refused (O= needs a clean tree; the lab never cleans yours)"
 tap_like "$(register --kernel "$TMP/nowhere")" "FAIL\(1\): .*KERNEL=.*: no such directory" "a missing directory"
+tree "$TMP/with space" 1
+tap_like "$(register --kernel "$TMP/with space")" "FAIL\(1\): .*has a space or a colon" \
+	"a path with a space: refused before the build Kbuild would refuse"
 mkdir -p "$TMP/notkernel"
 tap_like "$(register --kernel "$TMP/notkernel")" "FAIL\(1\): .*is not a kernel source tree" "a directory that is no kernel tree"
 tap_like "$(register --kernel "$TMP/g" --policy v8)" "FAIL\(2\): .*--policy 'v8'" "an unknown policy: usage error"
@@ -139,13 +144,12 @@ tap_like "$s1" '^mine@[0-9a-f]{12}$' "an mbox on gup-v7: mine@ID"
 tap_is "$(find "$GUP_LAB_CACHE/user/$s1.patches" -name '*.patch' | wc -l)" 2 "its two patches kept, the cover letter left out"
 tap_is "$(cut -d' ' -f2-5 "$GUP_LAB_CACHE/user/$s1.flavour")" "gup-test-longterm,gup-v7 detect warn 6.1" \
 	"on top of gup-v7's series, gup-v7's ext4 and source"
-(
-	# shellcheck source=../../patches/flavours.sh
-	. patches/flavours.sh
+{
 	tap_is "$(flavour_patches "$s1" | tail -2 | xargs -n1 basename | paste -sd' ')" "0001.patch 0002.patch" \
 		"flavour_patches: gup-v7's, then the series' own, in order"
 	tap_like "$(flavour_dir "$s1")" "/kernels/$s1-[0-9a-f]{16}$" "built like a flavour: kernels/NAME-KEY"
-)
+}
+tap_is "$(register --series "$TMP/s.mbx" --base gup-v7)" "$s1" "the same mbox again: the same name"
 s2=$(register --series "$TMP/s" --base gup-v7)
 tap_is "$(find "$GUP_LAB_CACHE/user/$s2.patches" -name '*.patch' | wc -l)" 2 "a directory of patches: the same two"
 tap_isnt "$(register --series "$TMP/s.mbx" --base gup-v9)" "$s1" "another base: another name"

@@ -17,6 +17,7 @@
 #include "lib/gupdev.h"
 #include "lib/jsonfile.h"
 #include "lib/util.h"
+#include "model/cell.h"
 
 #define CMD	"diff"
 
@@ -52,16 +53,6 @@ static bool is_file(const char *path)
 	struct stat st;
 
 	return !stat(path, &st) && S_ISREG(st.st_mode);
-}
-
-/* A flavour's name as the jobs write them (stock+net, mine@3f2a1b9c0d1e). */
-static bool valid_flavour(const char *s)
-{
-	size_t n = strlen(s);
-
-	return n && n < 128 &&
-	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+@-") == n &&
-	       s[0] != '.' && s[0] != '-';
 }
 
 static int oom(void)
@@ -239,7 +230,7 @@ static int add_run(const char *name, struct diff_side *s, const char *dir,
 		if (ret)
 			break;
 		n = json_string_value(json_object_get(e, "name"));
-		if (!n || !valid_flavour(n)) {
+		if (!n || !matrix_valid_flavour(n)) {
 			fprintf(stderr, "gupctl " CMD ": %s: %s/run.json: flavour %zu has no valid name\n",
 				name, dir, i + 1);
 			ret = GUPCTL_EXIT_USAGE;
@@ -342,7 +333,7 @@ static int add_part(const char *name, struct diff_side *s, char *part,
 		if (!is_dir(part))
 			fprintf(stderr, "gupctl " CMD ": %s: '%s' in '%s:%s' is not a directory\n",
 				name, part, part, colon + 1);
-		else if (!valid_flavour(colon + 1))
+		else if (!matrix_valid_flavour(colon + 1))
 			fprintf(stderr, "gupctl " CMD ": %s: '%s' after '%s:' is not a flavour name\n",
 				name, colon + 1, part);
 		else
@@ -354,7 +345,7 @@ static int add_part(const char *name, struct diff_side *s, char *part,
 		fprintf(stderr, "gupctl " CMD ": %s: %s: no such directory\n", name, part);
 		return GUPCTL_EXIT_USAGE;
 	}
-	if (!valid_flavour(part)) {
+	if (!matrix_valid_flavour(part)) {
 		fprintf(stderr,
 			"gupctl " CMD ": %s: '%s' is neither a directory nor a flavour name (letters, digits, '.', '_', '+', '@', '-')\n",
 			name, part);

@@ -86,7 +86,7 @@ static int check_collect_opts(struct report_opts *o)
 			return usage_error("report", "--collect needs %s", req[i].name);
 	if (!matrix_valid_flavour(o->c.flavour))
 		return usage_error("report",
-				   "bad --flavour '%s': 1 to 63 letters, digits, '.', '_' or '-'",
+				   "bad --flavour '%s': 1 to 63 letters, digits, '.', '_', '+', '@' or '-'",
 				   o->c.flavour);
 	if (!policy_lookup(o->c.policy) && !policy_is_none(o->c.policy))
 		return usage_error("report", "unknown --policy '%s': give one of: %s, or %s",

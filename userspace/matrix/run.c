@@ -84,7 +84,7 @@ static int parse_matrix_opts(int argc, char **argv, struct matrix_opts *o)
 		return usage_error("matrix", "no --flavour: name the kernel flavour (e.g. stock)");
 	if (!matrix_valid_flavour(o->flavour))
 		return usage_error("matrix",
-				   "bad --flavour '%s': 1 to 63 letters, digits, '.', '_' or '-'",
+				   "bad --flavour '%s': 1 to 63 letters, digits, '.', '_', '+', '@' or '-'",
 				   o->flavour);
 	if (!o->policy)
 		return usage_error("matrix", "no --policy: give one of: %s, or %s",

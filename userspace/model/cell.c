@@ -91,9 +91,9 @@ int matrix_parse_outcome(const char *s, enum matrix_outcome *o)
 
 bool matrix_valid_flavour(const char *s)
 {
-	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-");
+	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+@-");
 
-	return n && n < 64 && !s[n];
+	return n && n < 64 && !s[n] && s[0] != '.' && s[0] != '-';
 }
 
 /*

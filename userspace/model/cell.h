@@ -126,7 +126,10 @@ char *matrix_cell_str(unsigned int index, char *buf, size_t size);
 const char *matrix_outcome_name(enum matrix_outcome o);
 /* Name -> outcome: 0, or -EINVAL. */
 int matrix_parse_outcome(const char *s, enum matrix_outcome *o);
-/* A flavour name is 1-63 of [A-Za-z0-9._+-] (ids, files; + joins overlays). */
+/*
+ * A flavour name is 1-63 of [A-Za-z0-9._+@-], not starting with '.' or '-'
+ * (ids, files; + joins overlays, @ a registered kernel's ID).
+ */
 bool matrix_valid_flavour(const char *s);
 
 #endif /* MODEL_CELL_H */
