@@ -77,10 +77,11 @@ repro: $(NEEDS)
 # What two kernels measured differently, cell by cell (docs/your-kernel.md,
 # "Reading a diff"): A= and B= each a results directory (DIR, DIR:FLAVOUR,
 # several comma-separated), a flavour or a kernel tree, which run the matrix
-# and the reproduction first (jobs/diff.sh); JSON=FILE, MARKDOWN=FILE.
+# and the reproduction first (JOBS=matrix: the matrix only; jobs/diff.sh);
+# JSON=FILE, MARKDOWN=FILE.
 .PHONY: diff
 diff: gupctl
-	@jobs/diff.sh $(if $(JSON),--json '$(JSON)') $(if $(MARKDOWN),--markdown '$(MARKDOWN)') '$(A)' '$(B)'
+	@jobs/diff.sh $(if $(JOBS),--jobs '$(JOBS)') $(if $(JSON),--json '$(JSON)') $(if $(MARKDOWN),--markdown '$(MARKDOWN)') '$(A)' '$(B)'
 
 # The kernel's own short-term GUP users (an O_DIRECT read, process_vm_writev,
 # an io_uring read) hold a page of an ext4, xfs or btrfs file while the file

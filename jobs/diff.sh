@@ -11,7 +11,8 @@
 #                --kernel DIR, which prints its name), then as FLAVOUR
 # The flavours to run go through jobs/matrix.sh and jobs/repro.sh --flavour
 # (one run of each for both sides: new results directories under
-# results/matrix/ and results/repro/, whose latest links move), then
+# results/matrix/ and results/repro/; a registered kernel's move no latest
+# link), then
 # `gupctl diff` compares the sides; its text on stdout, the jobs' output on
 # stderr.
 #

@@ -130,7 +130,8 @@ flavour_detected() {
 	local code
 	code=$(hash_inputs "$LAB_ROOT"/userspace/model/{policy,probe,detect}.c \
 		"$LAB_ROOT/userspace/matrix/detect.c")
-	echo "$LAB_CACHE/detect/$(flavour_base "$1")-$(flavour_key "$(flavour_base "$1")")-$code.json"
+	# (the key, not the name: every name of a state is one kernel)
+	echo "$LAB_CACHE/detect/$(flavour_key "$(flavour_base "$1")")-$code.json"
 }
 
 # flavour_patches NAME: every patch file the flavour applies, in order:
