@@ -30,6 +30,9 @@
 # a series NAME@ID.patches/.  Exit status: 0 registered; 1 the tree or
 # series cannot be used (why on stderr); 2 usage error.
 set -euo pipefail
+# A failure inside $(...) (an unreadable file while hashing a tree) is a
+# failure, not the hash of what was read before it.
+shopt -s inherit_errexit
 # shellcheck source=flavours.sh
 . "$(dirname "$0")/flavours.sh"
 
@@ -65,8 +68,12 @@ tree_state() {
 		fi
 		dirty=$({
 			GIT_OPTIONAL_LOCKS=0 git -C "$dir" diff HEAD --binary
+			# untracked files by content, symbolic links by target
+			# shellcheck disable=SC2016 # the inner sh expands them
 			GIT_OPTIONAL_LOCKS=0 git -C "$dir" ls-files -z -o --exclude-standard |
-				(cd "$dir" && xargs -0 -r sha256sum)
+				(cd "$dir" && xargs -0 -r sh -c 'for f; do
+					if [ -L "$f" ]; then echo "$f -> $(readlink "$f")"
+					else sha256sum "$f"; fi; done' sh)
 		} | sha256sum | cut -c1-64)
 		echo "${commit:0:8}-${dirty:0:6} git:$commit+$dirty"
 		return
