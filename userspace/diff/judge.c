@@ -17,6 +17,7 @@
 #include "diff/judge.h"
 #include "lib/gupdev.h"
 #include "lib/util.h"
+#include "model/measured.h"
 
 #define CMD	"diff"
 
@@ -496,7 +497,11 @@ static int add_entry(struct diff *df, unsigned int p, json_t *a, json_t *b,
 		e->s[k].cell = c[k];
 		e->s[k].measured = cell_measured(sp, c[k]);
 		e->s[k].words = cell_words(sp, c[k], c[!k]);
-		e->s[k].reason = json_string_value(get_path(c[k], sp->reason)) ?: "(no reason recorded)";
+		e->s[k].reason = json_string_value(get_path(c[k], sp->reason));
+		/* a policy none cell has no expectation, so no reason */
+		if (!e->s[k].reason)
+			e->s[k].reason = json_is_null(json_object_get(c[k], "expected")) ?
+					 MEASURED_ONLY : "(no reason recorded)";
 		e->s[k].why_not_run = cell_why_not_run(pair->d[k], c[k]);
 		cell_evidence(pair->d[k], c[k], &e->s[k].ev);
 		if (!e->s[k].measured || !e->s[k].words)
