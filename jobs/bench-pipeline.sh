@@ -229,6 +229,7 @@ jq -n --slurpfile b "$out/boots.jsonl" --slurpfile c "$out/checks.jsonl" \
 	--slurpfile k "$out/builds.jsonl" --slurpfile d "$out/dwarf.jsonl" \
 	--argjson asked "$boots" "$filter" >"$out/pipeline.json"
 results_flavour stock "ran=true" "why_not_run=null" "boots=$boots" \
-	"passed=$([ "$bad" -eq 0 ] && echo true || echo false)"
+	"passed=$([ "$bad" -eq 0 ] && echo true || echo false)" \
+	"accel=$(job_accel "$out/boots.jsonl")"
 results_end
 exit "$bad"

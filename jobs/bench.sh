@@ -118,7 +118,8 @@ for f in "${flavours[@]}"; do
 	n=$(find "$out" -maxdepth 1 -name "$f.*.json" | wc -l)
 	results_flavour "$f" "ran=$([ "$n" -gt 0 ] && echo true || echo false)" \
 		"why_not_run=$([ "$n" -gt 0 ] && echo null || echo '"no boot measured"')" \
-		"boots=$rounds" "rounds_measured=$n" "passed=$([ "$n" -eq "$rounds" ] && echo true || echo false)"
+		"boots=$rounds" "rounds_measured=$n" "passed=$([ "$n" -eq "$rounds" ] && echo true || echo false)" \
+		"accel=$(job_accel "$out/$f".*.report)"
 done
 results_end
 exit "$bad"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Boot every flavour (or each FLAVOUR given) once, building what is
 # missing, and print one line per flavour: kernel release, kernel verdict,
-# wall time.
+# wall time, accelerator (qemu/accel.sh: kvm or tcg).
 #
 #   jobs/boot.sh [FLAVOUR...]
 set -euo pipefail
@@ -11,20 +11,26 @@ set -euo pipefail
 # shellcheck disable=SC2046 # one name per line, no spaces
 [ $# -gt 0 ] || set -- $(all_flavours)
 bad=0
-printf '%-10s %-22s %-9s %s\n' flavour release verdict wall
+printf '%-10s %-22s %-9s %-8s %s\n' flavour release verdict wall accel
 for f in "$@"; do
 	report=$(mktemp)
 	set +e
 	"$LAB_ROOT/qemu/run.sh" --flavour "$f" --quiet --timeout 300 \
 		--report "$report" --exec 'uname -r >/lab/out/release' \
-		--results "$report.out" >/dev/null 2>&1
+		--results "$report.out" >/dev/null 2>"$report.err"
 	status=$?
 	set -e
-	printf '%-10s %-22s %-9s %ss\n' "$f" \
-		"$(cat "$report.out/release" 2>/dev/null || echo '(no answer)')" \
-		"$(jq -r .kernel_verdict "$report")" \
-		"$(jq -r .wall_seconds "$report")"
+	if [ ! -s "$report" ]; then
+		# no boot (a usage error, KVM forced and not usable): the runner's why
+		printf '%-10s no boot: %s\n' "$f" "$(tail -1 "$report.err")"
+	else
+		printf '%-10s %-22s %-9s %-8s %s\n' "$f" \
+			"$(cat "$report.out/release" 2>/dev/null || echo '(no answer)')" \
+			"$(jq -r .kernel_verdict "$report")" \
+			"$(jq -r .wall_seconds "$report")s" \
+			"$(jq -r '.accel // "?"' "$report")"
+	fi
 	[ "$status" -eq 0 ] || bad=1
-	rm -rf "$report" "$report.out"
+	rm -rf "$report" "$report.out" "$report.err"
 done
 exit "$bad"

@@ -164,7 +164,8 @@ consumers_flavour() {
 		boots=1 "wall_seconds=$((SECONDS - t0))" \
 		"cells=$(jq .summary.cells "$out/$f.json")" \
 		"mismatches=$(jq .summary.mismatches "$out/$f.json")" \
-		"data_lost=$(jq .summary.data_lost "$out/$f.json")"
+		"data_lost=$(jq .summary.data_lost "$out/$f.json")" \
+		"accel=$(job_accel "$tmp/$f.report")"
 	return "$bad"
 }
 

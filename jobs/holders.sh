@@ -153,7 +153,8 @@ holders_flavour() {
 	results_flavour "$f" boots="$boots" wall_seconds=$((SECONDS - t0)) \
 		quick="$([ ${#quick[@]} -gt 0 ] && echo true || echo false)" \
 		why_not_run="$(jq -n --arg w "$why" 'if $w == "" then null else $w end')" \
-		counts="$(jq -c .counts "$RESULTS_DIR/$f.json")"
+		counts="$(jq -c .counts "$RESULTS_DIR/$f.json")" \
+		accel="$(job_accel "$out/boot.report")"
 	echo "== $f: $(tail -1 "$RESULTS_DIR/$f.ktap" | sed 's/^# //')"
 	[ "$keep_images" = 1 ] || rm -rf "$boot" "$boot.out" "$boot.files"
 	return "$failed"

@@ -150,6 +150,21 @@ _job_flush() {
 	done
 }
 
+# job_accel REPORT...: the accelerator the boots of a flavour ran under,
+# from the runners' reports (qemu/run.sh --report's "accel"; a JSON lines
+# file of them too), as a JSON value for results_flavour: "kvm", "tcg",
+# "kvm+tcg" if they differed, null if no report says (no boot, or a
+# report from before the field).  Missing files are skipped.
+job_accel() {
+	local f files=()
+	for f in "$@"; do
+		[ ! -s "$f" ] || files+=("$f")
+	done
+	[ ${#files[@]} -gt 0 ] || { echo null; return 0; }
+	jq -sc '[.[].accel // empty] | unique | if . == [] then null else join("+") end' \
+		"${files[@]}" 2>/dev/null || echo null
+}
+
 # job_first_report CONSOLE FLAVOUR: for a flavour that failed, the first
 # kernel report on CONSOLE with its trace symbolised (qemu/scan-console.sh
 # with the flavour's tree), indented as a diagnostic; nothing if the

@@ -76,7 +76,8 @@ matrix_flavour() {
 		tail -8 "$tmp/$f.stage.log" | sed 's/^/#   /'
 		results_flavour "$f" kernel_release=null ran=false \
 			"why_not_run=$(jq -n --arg why "$why" '$why')" boots=0 \
-			wall_seconds=null cells=0 "quick=$quick" mismatches=null gup_longterm=null
+			wall_seconds=null cells=0 "quick=$quick" mismatches=null gup_longterm=null \
+			accel=null
 		return 1
 	fi
 	set +e
@@ -169,11 +170,12 @@ matrix_flavour() {
 			"why_not_run=$why" boots=1 "wall_seconds=${boot:-null}" \
 			"cells=$(jq .summary.cells "$out/$f.json")" "quick=$quick" \
 			"mismatches=$(jq .summary.mismatches "$out/$f.json")" \
-			"gup_longterm=$longterm"
+			"gup_longterm=$longterm" "accel=$(job_accel "$tmp/$f.report")"
 	else
 		results_flavour "$f" kernel_release=null ran=false \
 			"why_not_run=$why" boots=1 "wall_seconds=${boot:-null}" \
-			cells=0 "quick=$quick" mismatches=null "gup_longterm=$longterm"
+			cells=0 "quick=$quick" mismatches=null "gup_longterm=$longterm" \
+			"accel=$(job_accel "$tmp/$f.report")"
 	fi
 	return "$bad"
 }

@@ -297,7 +297,8 @@ repro_flavour() {
 		why_not_run="$(jq -n --arg w "$why" 'if $w == "" then null else $w end')" \
 		boots="$boots" wall_seconds=$((SECONDS - t0)) \
 		cells="$(jq '.cells | length' "$RESULTS_DIR/$f.json")" \
-		mismatches="$(jq '[.cells[] | select(.match | not)] | length' "$RESULTS_DIR/$f.json")"
+		mismatches="$(jq '[.cells[] | select(.match | not)] | length' "$RESULTS_DIR/$f.json")" \
+		accel="$(job_accel "$out"/boot-*.report)"
 	job_verbose "$RESULTS_DIR/$f.ktap"
 	echo "== $f: $(tail -1 "$RESULTS_DIR/$f.ktap" | sed 's/^# repro: //')"
 	return "$failed"

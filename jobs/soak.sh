@@ -94,7 +94,7 @@ for f in "${flavours[@]}"; do
 		bad=1
 		results_flavour "$d" ran=false "why_not_run=$why" boots=0 \
 			"wall_seconds=$((SECONDS - t0))" build_seconds=null boot_seconds=null \
-			passed=false
+			passed=false accel=null
 		continue
 	fi
 
@@ -217,7 +217,8 @@ for f in "${flavours[@]}"; do
 		"fuzz_ops_per_second=$(jq '.fuzz.summary.ops_per_second // null' "$out/$d.json")" \
 		"kernel_reports=$(jq '[.kernel_reports[] | select(.series_finding == null)] | length' "$out/$d.json")" \
 		"series_findings=$(jq '[.kernel_reports[] | select(.series_finding)] | length' "$out/$d.json")" \
-		"kmemleak_leaks=$(jq '.kmemleak_leaks' "$out/$d.json")" "passed=$passed"
+		"kmemleak_leaks=$(jq '.kmemleak_leaks' "$out/$d.json")" "passed=$passed" \
+		"accel=$(job_accel "$work/$d.boot.report" "$out/$d.report")"
 done
 results_end
 exit "$bad"

@@ -7,10 +7,13 @@
 # 125 when the console shows a kernel problem (oops, BUG, WARNING, panic,
 # hung task; see qemu/scan-console.sh) unless --allow-kernel-reports;
 # 124 when the guest neither finished nor crashed before --timeout;
-# 2 for usage errors.
+# 2 for usage errors, and when KVM is forced (--kvm, GUP_LAB_ACCEL=kvm) but
+# not usable here (qemu/accel.sh).
 set -euo pipefail
 # shellcheck source=../patches/flavours.sh
 . "$(dirname "$0")/../patches/flavours.sh"
+# shellcheck source=accel.sh
+. "$LAB_ROOT/qemu/accel.sh"
 
 usage() {
 	cat <<USAGE
@@ -33,7 +36,13 @@ usage: qemu/run.sh --flavour F [options]
   --timeout S            end a run that has not finished after S s (600)
   --memory MB            guest memory (1024)
   --append 'ARGS'        more kernel command-line parameters (e.g. tsc=reliable)
-  --kvm                  use KVM after a probe boot succeeds (default TCG)
+  --kvm                  KVM or fail (status 2): /dev/kvm usable and a probe
+                         boot under KVM came back, else no run
+  --tcg                  TCG, even where KVM is usable
+                         (default: GUP_LAB_ACCEL=auto|kvm|tcg, else auto:
+                         KVM when usable, TCG otherwise; the options win
+                         over it; the report's accel and accel_why say
+                         which ran and why; qemu/accel.sh)
   --out DIR              keep the run's files here (default under the cache)
   --report FILE          write the run's report (JSON) to FILE
   --allow-kernel-reports exit with the command's status even if the
@@ -50,7 +59,7 @@ USAGE
 }
 
 flavour='' cmd='' interactive=0 results='' scratch_mb=256 timeout_s=600
-memory=1024 use_kvm=0 out='' report='' allow_reports=0 quiet=0 files=() append=''
+memory=1024 accel_opt='' out='' report='' allow_reports=0 quiet=0 files=() append=''
 envs=() fstypes=() raw_disks=()
 raw_trace=0
 while [ $# -gt 0 ]; do
@@ -76,7 +85,8 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=${2:?}; shift ;;
 	--memory) memory=${2:?}; shift ;;
 	--append) append=${2:?}; shift ;;
-	--kvm) use_kvm=1 ;;
+	--kvm) accel_opt=kvm ;;
+	--tcg) accel_opt=tcg ;;
 	--out) out=${2:?}; shift ;;
 	--report) report=${2:?}; shift ;;
 	--allow-kernel-reports) allow_reports=1 ;;
@@ -88,6 +98,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ -n "$flavour" ] || { usage >&2; exit 2; }
+# an invalid GUP_LAB_ACCEL is a usage error before anything is built
+accel_asked "$accel_opt" || exit 2
 # Where a run's wall time goes (the report's *_seconds, make bench-pipeline).
 t_begin=$(date +%s.%N)
 [ -n "$cmd" ] || [ "$interactive" = 1 ] || interactive=1
@@ -173,11 +185,13 @@ for d in "${raw_disks[@]}"; do
 	disk "${d%%:*}" "$out/${d%%:*}.img"
 done
 
-kvm_works() {
-	[ -w /dev/kvm ] || return 1
-	# A KVM guest on these machines can hang silently: probe first, with
-	# a boot that only says it is alive (rootfs/init, gup_lab.probe).  A
-	# subshell, so that bash reports a QEMU abort into /dev/null.
+# kvm_probe: whether a KVM guest of this kernel comes back.  A KVM guest
+# on some machines hangs silently: probe first, with a boot that only says
+# it is alive (rootfs/init, gup_lab.probe).  A subshell, so that bash
+# reports a QEMU abort into /dev/null.  qemu/accel.sh runs it once per
+# host boot and kernel, and caches the answer.
+# shellcheck disable=SC2317 # called by accel_choose
+kvm_probe() {
 	(timeout 30 qemu-system-x86_64 -machine q35,accel=kvm -cpu host -m 256 \
 		-nodefaults -no-reboot -display none -serial none \
 		-serial "file:$out/kvm-probe" -kernel "$kdir/build/arch/x86/boot/bzImage" \
@@ -186,10 +200,17 @@ kvm_works() {
 		>/dev/null 2>&1 || exit 1) 2>/dev/null || return 1
 	grep -q '^GUP-LAB-EXIT' "$out/kvm-probe"
 }
-if [ "$use_kvm" = 1 ] && kvm_works; then
+# KVM when usable, TCG otherwise, or as forced (qemu/accel.sh).  The key:
+# the image's path (its directory names the kernel's cache key) and, for a
+# registered tree rebuilt in place, its time and size.
+accel_choose "$accel_opt" kvm_probe \
+	"$kdir/build/arch/x86/boot/bzImage $(stat -c '%Y %s' "$kdir/build/arch/x86/boot/bzImage" 2>/dev/null)" ||
+	exit 2
+if [ "$ACCEL" = kvm ]; then
 	qemu+=(-accel kvm -cpu host)
 else
-	[ "$use_kvm" = 0 ] || log "KVM probe failed: falling back to TCG"
+	# a machine with a KVM device that does not work: say so once a boot
+	[ "$ACCEL_ASKED" = tcg ] || [ ! -e "${GUP_LAB_KVM_DEV:-/dev/kvm}" ] || log "$ACCEL_WHY"
 	qemu+=(-accel tcg -cpu max)
 fi
 
@@ -252,6 +273,7 @@ jq -n --arg flavour "$flavour" --arg kernel_dir "$kdir" --arg run_dir "$out" \
 	--argjson guest_init_seconds "${guest_init:-null}" \
 	--argjson guest_last_seconds "${guest_last:-null}" \
 	--arg first_report "$(echo "$scan" | sed -n 's/^first_report=//p')" \
+	--arg accel "$ACCEL" --arg accel_why "$ACCEL_WHY" \
 	'$ARGS.named | .first_report |= (if . == "" then null else . end)' \
 	>"$out/report"
 [ -z "$report" ] || cp "$out/report" "$report"

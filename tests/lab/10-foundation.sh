@@ -67,6 +67,10 @@ esac
 tap_is "$status" 125 "a sysrq crash is a kernel verdict (125), not success"
 tap_like "$(report_get "$work/crash.report" kernel_verdict)" '^(panic|oops|bug)$' \
 	"the report names the crash"
+# KVM when usable, TCG otherwise (qemu/accel.sh; tests/host/accel.sh tests
+# the choice): the report says which ran and why
+tap_like "$(report_get "$work/crash.report" accel) $(report_get "$work/crash.report" accel_why)" \
+	'^(kvm KVM|tcg TCG)' "the report records the accelerator and why"
 tap_like "$(cat "$work/crash.out")" 'sysrq' "the crash trace is printed"
 
 wait "$hang"
