@@ -102,20 +102,7 @@ C=$TMP/none
 mkdir -p "$C/src/mm"
 printf '%s\n' '/* planted */' 'static bool f(void)' '	WARN_ON_ONCE(1);' >"$C/src/mm/gup.c"
 # every cell measured only: cells 1-3 pinned, the rest refused EFAULT
-jq -n '
-def backings: ["anon-private", "anon-thp", "shmem-memfd", "shmem-thp",
-	"hugetlb-memfd", "tmpfs-shared", "ext4-shared", "ext4-private",
-	"ext4-shared-ro", "ext4-private-ro", "ramfs-shared",
-	"xfs-shared", "xfs-private", "xfs-shared-ro", "xfs-private-ro",
-	"btrfs-shared", "btrfs-private", "btrfs-shared-ro", "btrfs-private-ro"];
-def states: ["untouched", "read-faulted", "write-faulted", "written-back"];
-def methods: ["pin_user_pages", "pin_user_pages_fast", "get_user_pages",
-	"get_user_pages_fast", "pin_user_pages_remote", "get_user_pages_remote",
-	"pin_user_pages_unlocked", "get_user_pages_unlocked"];
-def flagsets: ["none", "WRITE", "LONGTERM", "WRITE|LONGTERM", "FORCE",
-	"WRITE|FORCE", "LONGTERM|FORCE", "WRITE|LONGTERM|FORCE",
-	"WRITE|ALLOW_BROKEN", "WRITE|LONGTERM|ALLOW_BROKEN",
-	"WRITE|FORCE|ALLOW_BROKEN", "WRITE|LONGTERM|FORCE|ALLOW_BROKEN"];
+jq -n "$(cat "$ROOT/tests/matrix_axes.jq")"'
 {job: "matrix", flavour: "mine", policy: "none", kernel_release: "6.12.118-mine",
  kernel_policy: {name: "mainline", evidence: "release 6.12.118: on 6.12 the lab models mainline only"},
  wall_seconds: {matrix: 1.5},
