@@ -19,7 +19,7 @@ job_flavours() {
 	for f in "$@"; do
 		# a registered kernel (patches/user-kernel.sh) is a flavour too
 		[ -f "$LAB_CACHE/user/$(flavour_base "$f").flavour" ] ||
-			all_flavours | grep -qxF -- "$(flavour_base "$f")" || {
+			grep -qxF -- "$(flavour_base "$f")" <<<"$(all_flavours)" || {
 			echo "jobs/$job.sh: unknown flavour '$(flavour_base "$f")' in '$f' (see patches/flavours; your kernel: docs/your-kernel.md)" >&2
 			return 2
 		}

@@ -273,7 +273,7 @@ repro_flavour() {
 		# itself off after its first report: a shared boot would hide a
 		# later cell's, so there every cell boots alone.
 		share='.boot == "shared"'
-		! flavour_overlays "$f" | grep -qx debug || share=false
+		! grep -qx debug <<<"$(flavour_overlays "$f")" || share=false
 		shared=$(jq -c "[.[] | select($share)]" <<<"$cells")
 		if [ "$shared" != '[]' ]; then
 			repro_boot "$f" boot-shared "$shared" || failed=1

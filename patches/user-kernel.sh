@@ -216,7 +216,7 @@ register_tree() {
 register_series() {
 	local path=$1 base=$2 name=$3 policy=$4 tmp id flavour pkg
 	[ -e "$path" ] || die "SERIES=$path: no such file or directory"
-	all_flavours | grep -qxF -- "$base" ||
+	grep -qxF -- "$base" <<<"$(all_flavours)" ||
 		die "BASE=$base: not a flavour of patches/flavours ($(all_flavours | paste -sd' '))"
 	tmp=$(mktemp -d)
 	split_series "$path" "$tmp/p"

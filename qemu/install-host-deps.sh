@@ -19,7 +19,7 @@ packages=(
 )
 missing=()
 for p in "${packages[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+	grep -q 'ok installed' <<<"$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" ||
 		missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0

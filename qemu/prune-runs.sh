@@ -49,7 +49,7 @@ fi
 used_by_a_process() {
 	local c
 	for c in /proc/[0-9]*/cmdline; do
-		{ tr '\0' ' ' <"$c"; } 2>/dev/null | grep -qF -- "$1/" && return 0
+		grep -qF -- "$1/" <<<"$({ tr '\0' ' ' <"$c"; } 2>/dev/null)" && return 0
 	done
 	return 1
 }

@@ -68,7 +68,7 @@ read_btrfs() {
 case $type in
 ext4)
 	# debugfs prints its banner on stderr and "File not found" on stderr too
-	debugfs -R "stat $path" "$img" 2>/dev/null | grep -q '^Inode:' ||
+	grep -q '^Inode:' <<<"$(debugfs -R "stat $path" "$img" 2>/dev/null)" ||
 		{ echo "qemu/read-image.sh: no $path in $img" >&2; exit 1; }
 	debugfs -R "cat $path" "$img" 2>/dev/null ;;
 xfs) read_xfs ;;

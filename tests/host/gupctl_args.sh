@@ -41,7 +41,7 @@ nodev_explained() {
 }
 
 is_static() {
-	! readelf -l "$1" | grep -q INTERP
+	! grep -q INTERP <<<"$(readelf -l "$1")"
 }
 
 # Top level.
@@ -70,7 +70,7 @@ expect "a command takes options after its operands" 2 err \
 run --help
 mapfile -t commands < <(sed -n '/^Commands$/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p' "$TMP/out")
 for c in pin status matrix xcheck report consumers fuzz bench help; do
-	if printf '%s\n' "${commands[@]}" | grep -qx "$c"; then
+	if grep -qx -- "$c" <<<"$(printf '%s\n' "${commands[@]}")"; then
 		ok "--help lists the command $c"
 	else
 		not_ok "--help lists the command $c" "listed: ${commands[*]}"
