@@ -9,6 +9,8 @@
 #   patches/user-kernel.sh from-make KERNEL SERIES BASE NAME POLICY
 #                     (the Makefile's variables, empty when not given; prints
 #                     nothing when neither KERNEL nor SERIES is given)
+#   patches/user-kernel.sh state DIR  (the tree's state as registered: what
+#                     build-mine.sh checks before every use of its kernel)
 #
 # --kernel DIR   a kernel source tree: a git work tree at any commit
 #                (uncommitted changes included) or a plain tree.  Built out
