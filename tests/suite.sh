@@ -12,3 +12,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck disable=SC2034 # used by the suites that source this
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+# tree_fingerprint DIR: every file's content and mode and every symbolic
+# link's target, .git included: what "byte-identical" compares (the
+# your-kernel suites: the lab never writes into a user's tree).
+tree_fingerprint() {
+	(cd "$1" && { find . -type f -printf '%m %p\n' -exec sha256sum {} + &&
+		find . -type l -printf '%p -> %l\n'; } | sort | sha256sum)
+}

@@ -8,16 +8,14 @@
 # changes, plain content), bad trees fail before any build with why, and
 # the tree is byte-identical afterwards (.git included).
 # Output: TAP version 13.  Exit status: 0 if every test passed.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-# shellcheck source=../tap.sh
-. tests/tap.sh
+# shellcheck source=../suite.sh
+. "$(dirname "$0")/../suite.sh"
 
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+TMP=$work
+# a throw-away cache, for this shell and the scripts it runs
 export GUP_LAB_CACHE=$TMP/cache
-# shellcheck source=../../patches/flavours.sh
-. patches/flavours.sh
+# shellcheck disable=SC2034 # read by patches/flavours.sh's functions
+LAB_CACHE=$GUP_LAB_CACHE
 uk=patches/user-kernel.sh
 # tap_isnt GOT UNWANTED DESCRIPTION
 tap_isnt() {
@@ -41,12 +39,6 @@ tree() {
 	ln -s mm "$1/mm-link"
 }
 
-# fingerprint DIR: every file's content and mode and every link's target,
-# .git included: what "byte-identical" compares.
-fingerprint() {
-	(cd "$1" && find . -type f -printf '%m %p\n' -exec sha256sum {} + &&
-		find . -type l -printf '%p -> %l\n') | sort | sha256sum
-}
 
 # register ARGS...: the name printed, or "FAIL(status): last stderr line".
 register() {
@@ -61,10 +53,10 @@ git_lab "$TMP/g" init -q
 git_lab "$TMP/g" add -A
 git_lab "$TMP/g" commit -q -m base
 commit=$(git -C "$TMP/g" rev-parse HEAD)
-before=$(fingerprint "$TMP/g")
+before=$(tree_fingerprint "$TMP/g")
 n1=$(register --kernel "$TMP/g")
 tap_is "$n1" "mine@${commit:0:12}" "a clean git tree is mine@ its commit's 12 hex"
-tap_is "$(fingerprint "$TMP/g")" "$before" "registering leaves the tree, .git included, byte-identical"
+tap_is "$(tree_fingerprint "$TMP/g")" "$before" "registering leaves the tree, .git included, byte-identical"
 tap_is "$(register --kernel "$TMP/g")" "$n1" "registering again: the same name"
 {
 	tap_is "$(flavour_field "$n1" 2) $(flavour_field "$n1" 3) $(flavour_field "$n1" 4) $(flavour_field "$n1" 5)" \
@@ -84,10 +76,10 @@ tap_is "$(register --kernel "$TMP/g")" "$n1" "registering again: the same name"
 		"another NAME for the same state: the same kernel (key)"
 }
 echo '/* one line */' >>"$TMP/g/mm/gup.c"
-before=$(fingerprint "$TMP/g")
+before=$(tree_fingerprint "$TMP/g")
 n2=$(register --kernel "$TMP/g")
 tap_like "$n2" "^mine@${commit:0:8}-[0-9a-f]{6}$" "a tracked change: mine@ commit 8 hex - changes 6 hex"
-tap_is "$(fingerprint "$TMP/g")" "$before" "a dirty tree stays byte-identical too (no index refresh)"
+tap_is "$(tree_fingerprint "$TMP/g")" "$before" "a dirty tree stays byte-identical too (no index refresh)"
 echo new >"$TMP/g/mm/new.c"
 n3=$(register --kernel "$TMP/g")
 tap_isnt "$n3" "$n2" "an untracked file changes the name ($n2 -> $n3)"

@@ -47,18 +47,13 @@ if [ "${GUP_LAB_TEST_BUILD:-0}" != 1 ] && { [ ! -f "$d/.gup-lab-built" ] ||
 	skip_all "$name is not built (GUP_LAB_TEST_BUILD=1 builds it: a cold kernel build)"
 fi
 
-# fingerprint DIR: what byte-identical compares.
-fingerprint() {
-	(cd "$1" && { find . -type f -printf '%m %p\n' -exec sha256sum {} + &&
-		find . -type l -printf '%p -> %l\n'; } | sort | sha256sum)
-}
-before=$(fingerprint "$tree")
+before=$(tree_fingerprint "$tree")
 latest=$(readlink "$LAB_RESULTS/matrix/latest" 2>/dev/null || echo none)
 set +e
 jobs/matrix.sh --quick "$name" >"$work/matrix.out" 2>"$work/matrix.err"
 status=$?
 set -e
-tap_is "$(fingerprint "$tree")" "$before" "${tests[0]}"
+tap_is "$(tree_fingerprint "$tree")" "$before" "${tests[0]}"
 tap_is "$status" 0 "${tests[1]}"
 [ "$status" -eq 0 ] || sed -n '1,40s/^/# /p' "$work/matrix.out" "$work/matrix.err"
 run=$(sed -n 's/^results: //p' "$work/matrix.out")
