@@ -60,11 +60,8 @@ job_detect() {
 			log "$f: no detection came back (console: $d/run/console.log)"
 			return 1
 		fi
-		# Probe cells may WARN where a policy says so (their markers: "gup-lab:
-		# detect cell N"); anything worse and the answers cannot be trusted.
-		"$LAB_ROOT/qemu/scan-console.sh" --reports "$d/run/console.log" >"$d/reports.json"
-		if jq -e 'any(.[]; .kind != "WARNING")' "$d/reports.json" >/dev/null; then
-			jq -r '.[] | select(.kind != "WARNING") | "#   \(.kind): \(.title)"' "$d/reports.json" >&2
+		# (the failures above and below keep $d: its console is to be read)
+		if ! job_detect_console "$d/run/console.log" >"$d/reports.json"; then
 			log "$f: the detection boot reported worse than a WARNING: no detection (console: $d/run/console.log)"
 			return 1
 		fi
@@ -78,6 +75,21 @@ job_detect() {
 		log "$f: GUP policy $(flavour_policy "$f"): $(jq -r .evidence "$(flavour_detected "$f")")"
 		rm -rf "$d"
 	done
+}
+
+# job_detect_console CONSOLE: the kernel reports of a detection boot as
+# JSON (qemu/scan-console.sh --reports) on stdout; status 1, each listed
+# on stderr, if one is worse than a WARNING.  Probe cells may WARN where a
+# policy says so (their markers: "gup-lab: detect cell N"); anything worse
+# and the answers cannot be trusted.
+job_detect_console() {
+	local reports
+	reports=$("$LAB_ROOT/qemu/scan-console.sh" --reports "$1")
+	echo "$reports"
+	! jq -e 'any(.[]; .kind != "warning")' <<<"$reports" >/dev/null || {
+		jq -r '.[] | select(.kind != "warning") | "#   \(.kind): \(.title)"' <<<"$reports" >&2
+		return 1
+	}
 }
 
 # job_boot LOG RUN-ARGS...: one guest, qemu/run.sh RUN-ARGS..., whose

@@ -155,4 +155,21 @@ tap_is "$("$uk" from-make '' '' '' '' '')" "" "make without KERNEL or SERIES: no
 tap_is "$("$uk" from-make "$TMP/g" '' '' mine '' 2>/dev/null)" "$n3" "make KERNEL=DIR NAME=mine: the same name as register"
 tap_like "$("$uk" from-make '' '' stock '' '' 2>&1 || true)" "BASE=stock goes with SERIES" "make BASE= alone: usage error"
 
+# A detection boot's console (jobs/lib.sh's job_detect_console): the
+# WARNINGs probe cells may cause pass, a BUG does not.
+(
+	# shellcheck source=../../jobs/lib.sh
+	. jobs/lib.sh
+	printf '%s\n' '[    1.0] gup-lab: detect cell 2306' \
+		'[    1.1] WARNING: CPU: 0 PID: 46 at mm/gup.c:1113 check_vma_flags+0x69/0xac' >"$TMP/warn.log"
+	cp "$TMP/warn.log" "$TMP/bug.log"
+	echo '[    1.2] kernel BUG at fs/ext4/inode.c:2658!' >>"$TMP/bug.log"
+	job_detect_console "$TMP/warn.log" >"$TMP/warn.json" && echo "warn 0" || echo "warn $?"
+	job_detect_console "$TMP/bug.log" >"$TMP/bug.json" 2>"$TMP/bug.err" && echo "bug 0" || echo "bug $?"
+	jq -r 'map(.kind) | join(",")' "$TMP/warn.json" "$TMP/bug.json"
+) >"$TMP/console.out" 2>&1
+tap_is "$(paste -sd' ' "$TMP/console.out")" "warn 0 bug 1 warning warning,bug" \
+	"a detection boot's console: a WARNING passes (status 0), a BUG fails it (1); the reports kept"
+tap_like "$(cat "$TMP/bug.err")" "bug: kernel BUG at fs/ext4/inode.c:2658" "... and the BUG is named"
+
 tap_done
