@@ -118,8 +118,11 @@ user_field() {
 flavour_policy() {
 	local p f
 	p=$(flavour_field "$1" 3) || exit 1
-	f=$(flavour_detected "$1")
-	[ "$p" != detect ] || [ ! -f "$f" ] || p=$(jq -r '.policy // "none"' "$f")
+	# (only then: the lookup hashes the detection code and the kernel's inputs)
+	if [ "$p" = detect ]; then
+		f=$(flavour_detected "$1")
+		[ ! -f "$f" ] || p=$(jq -r '.policy // "none"' "$f")
+	fi
 	echo "$p"
 }
 
