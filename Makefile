@@ -55,12 +55,12 @@ shell: $(NEEDS)
 boot: $(NEEDS)
 	@$(PICK); jobs/boot.sh $$f
 
-# The main job (README): the GUP matrix, then the kernel's own GUP users,
-# on every flavour.  The consumers run builds each flavour's consumers
-# overlays (net, rdma, uprobes) beside its kernel.
-lab: all
-	@jobs/matrix.sh
-	@jobs/consumers.sh
+# The main job (README): every flavour's kernel, the GUP matrix and the
+# kernel's own GUP users on each, the runs overlapping the builds, with a
+# progress line (jobs/lab.sh): results/lab/, results/matrix/,
+# results/consumers/.
+lab: deps gupctl
+	@jobs/lab.sh
 
 # The GUP matrix on every flavour: a results directory under results/matrix/.
 matrix: $(NEEDS)
@@ -93,11 +93,10 @@ holders: $(NEEDS)
 	@$(PICK); jobs/holders.sh $${f:+--flavour $$f}
 
 # The kernel's own GUP users (ptrace, /proc/PID/mem, process_vm_rw,
-# O_DIRECT, vmsplice, io_uring, AF_XDP, RDMA, uprobes) on every flavour
-# with the net, rdma and uprobes overlays (built when missing):
+# O_DIRECT, vmsplice, io_uring, AF_XDP, RDMA, uprobes) on every flavour:
 # results/consumers/.
 consumers: $(if $(MINE),,kernels) rootfs gupctl
-	@$(PICK); jobs/consumers.sh $${f:+--flavour $$f+net+rdma+uprobes}
+	@$(PICK); jobs/consumers.sh $${f:+--flavour $$f}
 
 # Every flavour's debug overlay (FLAVOUR+debug): the driver selftests, the
 # long fuzz, kmemleak, the matrix and the reproduction; builds its own

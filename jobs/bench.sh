@@ -54,7 +54,7 @@ fi
 [ ${#flavours[@]} -gt 0 ] || flavours=(stock gup-v1 gup-v7 gup-v9)
 job_flavours bench "${flavours[@]}" >/dev/null || exit 2
 
-make -s -C "$LAB_ROOT/userspace" >&2
+job_userspace
 gupctl=$LAB_ROOT/userspace/gupctl
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -35,10 +35,9 @@
 # --results DIR  write the run there, move no latest link (default: a new
 #                directory under results/consumers/, then .../latest)
 # --flavour F    run F (repeatable; the same as naming it after the options)
-# FLAVOUR...     the flavours to run (default: every one in patches/flavours,
-#                each with the overlays net, rdma and uprobes, so that every
-#                interface runs: stock+net+rdma+uprobes...); a name without
-#                overlays runs the rest and SKIPs what its kernel lacks
+# FLAVOUR...     the flavours to run (default: every one in patches/flavours;
+#                every kernel has every interface's options, and a kernel
+#                that lacks one, a registered tree's, SKIPs its cells)
 set -euo pipefail
 # shellcheck source=../patches/flavours.sh
 . "$(dirname "$0")/../patches/flavours.sh"
@@ -61,16 +60,13 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-# AF_XDP, RDMA and uprobes cost a third more objects per kernel
-# (docs/lab.md): their options are overlays, built for this job and make
-# soak, not for make check.
 if [ ${#flavours[@]} -eq 0 ]; then
-	mapfile -t flavours < <(all_flavours | sed 's/$/+net+rdma+uprobes/')
+	mapfile -t flavours < <(all_flavours)
 fi
 list=$(job_flavours consumers "${flavours[@]}") || exit 2
 mapfile -t flavours <<<"$list"
 
-make -s -C "$LAB_ROOT/userspace" >&2
+job_userspace
 gupctl=$LAB_ROOT/userspace/gupctl
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

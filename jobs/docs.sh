@@ -85,7 +85,7 @@ if [ ${#dirs[@]} -eq 0 ]; then
 	done
 fi
 
-make -s -C "$LAB_ROOT/userspace" >&2
+job_userspace
 gupctl=$LAB_ROOT/userspace/gupctl
 root=$(cd "$LAB_ROOT" && pwd -P)
 cd "$root"

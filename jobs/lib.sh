@@ -195,6 +195,13 @@ job_verbose() {
 	cat "$@" 2>/dev/null | sed 's/^/#   /' || true
 }
 
+# job_userspace: build gupctl and the rest of userspace/ (make -s, output on
+# stderr), one make at a time: two jobs at once (make lab runs the matrix
+# and the consumers together) would otherwise link the same files at once.
+job_userspace() {
+	flock "$LAB_ROOT/userspace/.make.lock" make -s -C "$LAB_ROOT/userspace" >&2
+}
+
 # results_begin JOB [DIR [FLAVOUR...]]: make the run's results directory
 # (DIR, or a new one under $LAB_RESULTS/JOB) and print its path.
 # RESULTS_JOB, RESULTS_LINK (whether results_end moves the latest links)
@@ -255,6 +262,11 @@ results_flavour() {
 	jq -n --arg name "$name" --arg input_hash "$(flavour_key "$name")" \
 		"${args[@]}" '$ARGS.named' \
 		>"$RESULTS_DIR/.flavour-$(printf %03d "$RESULTS_NF").json"
+	# jobs/lab.sh's progress line: this flavour's run is over
+	[ -z "${GUP_LAB_STEPS:-}" ] || jq -nc --arg step "$RESULTS_JOB" --arg flavour "$name" \
+		--argjson at "$(($(date +%s) - ${GUP_LAB_T0:-0}))" \
+		--argjson ran "$(jq '.ran // null' "$RESULTS_DIR/.flavour-$(printf %03d "$RESULTS_NF").json")" \
+		'$ARGS.named' >>"$GUP_LAB_STEPS"
 }
 
 # results_end: write run.json, move the latest links (unless the caller

@@ -49,7 +49,7 @@ done
 list=$(job_flavours matrix "${flavours[@]}") || exit 2
 mapfile -t flavours <<<"$list"
 
-make -s -C "$LAB_ROOT/userspace" >&2
+job_userspace
 gupctl=$LAB_ROOT/userspace/gupctl
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -72,7 +72,7 @@ if ! [[ $ops =~ ^[0-9]+$ && $threads =~ ^[0-9]+$ ]]; then
 	exit 2
 fi
 
-make -s -C "$LAB_ROOT/userspace" >&2
+job_userspace
 results_begin soak "$results"
 out=$RESULTS_DIR
 work=$(mktemp -d)

@@ -22,6 +22,13 @@ fi
 key=$key-$(hash_inputs "$LAB_ROOT/Kbuild" "$LAB_ROOT"/module/Kbuild \
 	"$LAB_ROOT"/module/*.[ch] "$LAB_ROOT"/module/uapi/*.h "$0")
 dir=$LAB_CACHE/modules/$key
+# Two jobs at once (make lab runs the matrix and the consumers together)
+# may want the same module: one builds it, the other waits and finds it.
+if [ ! -f "$dir/module/gup_pin_test.ko" ]; then
+	mkdir -p "$LAB_CACHE/modules"
+	exec 9>"$dir.lock"
+	flock 9
+fi
 if [ ! -f "$dir/module/gup_pin_test.ko" ]; then
 	rm -rf "$dir"
 	mkdir -p "$dir"

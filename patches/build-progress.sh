@@ -11,8 +11,8 @@
 set -uo pipefail
 
 flavour=$1 log=$2 pid=$3 counts=$4
-# The overlays decide most of the count (debug, net, rdma add hundreds of
-# objects); a series adds a few.  "gup-v7+net+rdma" -> "net+rdma".
+# The overlays decide most of the count (debug adds a few dozen objects);
+# a series adds a few.  "gup-v7+debug" -> "debug".
 overlays=base
 [[ $flavour != *+* ]] || overlays=${flavour#*+}
 counts=$counts-$overlays
@@ -50,9 +50,19 @@ show() {
 	fi
 }
 
+# status N DONE: the count where jobs/lab.sh's progress line reads it
+# (GUP_LAB_BUILD_STATUS), written aside and renamed: never half a file.
+status() {
+	[ -n "${GUP_LAB_BUILD_STATUS:-}" ] || return 0
+	jq -nc --arg flavour "$flavour" --argjson objects "$1" --argjson total "$total" \
+		--argjson seconds "$(($(date +%s) - t0))" --argjson finished "$2" '$ARGS.named' \
+		>"$GUP_LAB_BUILD_STATUS.tmp" && mv "$GUP_LAB_BUILD_STATUS.tmp" "$GUP_LAB_BUILD_STATUS"
+}
+
 while kill -0 "$pid" 2>/dev/null; do
 	sleep 2
 	now=$(date +%s)
+	status "$(objects)" false
 	if [ -t 2 ] || [ $((now - last)) -ge 30 ]; then
 		show "$(objects)" "$now"
 		last=$now
@@ -60,6 +70,7 @@ while kill -0 "$pid" 2>/dev/null; do
 done
 [ ! -t 2 ] || printf '\n' >&2
 n=$(objects)
+status "$n" true
 # Only a finished build's count is a total worth remembering.
 if [ "$n" -gt 0 ] && grep -q 'Kernel: arch/x86/boot/bzImage is ready' "$log"; then
 	echo "$n" >"$counts"

@@ -212,6 +212,17 @@ flavour_builder() {
 # flavour_build NAME: build it if it is not in the cache (progress on
 # stderr) and print its directory (src/, build/).
 flavour_build() {
+	local dir
+	# In make lab one builder makes every kernel in turn (jobs/lab.sh); a
+	# job beside it waits for the kernel rather than build it at once too
+	# (and lose what ccache would have shared).  If the builder is gone,
+	# the lookup below builds it, or says why not.
+	if [ -n "${GUP_LAB_BUILDER_PID:-}" ]; then
+		dir=$(flavour_dir "$1")
+		while [ ! -f "$dir/.gup-lab-built" ] && kill -0 "$GUP_LAB_BUILDER_PID" 2>/dev/null; do
+			sleep 2
+		done
+	fi
 	"$LAB_ROOT/patches/$(flavour_builder "$1")" "$1"
 }
 

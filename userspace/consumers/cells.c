@@ -139,7 +139,7 @@ const struct consumer consumers[CONS_COUNT] = {
 				0, "npgs < 0: err = npgs, GUP's errno (net/xdp/xdp_umem.c:109-116)" },
 		},
 		.seed005 = "xdp_umem_pin_pages(): gup_flags = FOLL_WRITE | FOLL_ALLOW_BROKEN_FILE_MAPPING (net/xdp/xdp_umem.c:96)",
-		.config = "CONFIG_XDP_SOCKETS", .overlay = "net",
+		.config = "CONFIG_XDP_SOCKETS",
 		.no_data = "no NIC in the guest: no packet ever moves through the umem; the registration's result is the measurement",
 	},
 	[CONS_RDMA_RXE] = {
@@ -155,7 +155,7 @@ const struct consumer consumers[CONS_COUNT] = {
 				0, "pinned < 0: ret = pinned, GUP's errno (drivers/infiniband/core/umem.c:240-242)" },
 		},
 		.seed005_why = "seed 005 exempts siw's own siw_umem_get(), not the core ib_umem_get() rxe uses (drivers/infiniband/core/umem.c has no hunk)",
-		.config = "CONFIG_RDMA_RXE", .overlay = "rdma",
+		.config = "CONFIG_RDMA_RXE",
 	},
 	[CONS_RDMA_SIW] = {
 		.name = "rdma-siw",
@@ -170,7 +170,7 @@ const struct consumer consumers[CONS_COUNT] = {
 				0, "pinned < 0: ret = pinned, GUP's errno (drivers/infiniband/core/umem.c:240-242)" },
 		},
 		.seed005 = "siw_umem_get(): foll_flags = FOLL_WRITE | FOLL_ALLOW_BROKEN_FILE_MAPPING (drivers/infiniband/sw/siw/siw_mem.c:371, patches/gup-v1/0001; seed 005's own base had FOLL_LONGTERM there)",
-		.config = "CONFIG_RDMA_SIW", .overlay = "rdma",
+		.config = "CONFIG_RDMA_SIW",
 		.no_data = "an iWARP QP reaches RTS only through the connection manager (rdma_cm over TCP), not ibv_modify_qp(): the registration's result is the measurement",
 	},
 	[CONS_UPROBE_REFCTR] = {
@@ -186,7 +186,7 @@ const struct consumer consumers[CONS_COUNT] = {
 				0, "ret <= 0: GUP's errno, -EBUSY for 0 (kernel/events/uprobes.c:395-401), update_ref_ctr_warn()'s pr_warn (called at kernel/events/uprobes.c:443-444): the enable write fails with it" },
 		},
 		.seed005 = "__update_ref_ctr(): get_user_pages_remote(FOLL_WRITE | FOLL_ALLOW_BROKEN_FILE_MAPPING) (kernel/events/uprobes.c:376-378, patches/gup-v1/0001)",
-		.config = "CONFIG_UPROBE_EVENTS", .overlay = "uprobes",
+		.config = "CONFIG_UPROBE_EVENTS",
 	},
 	[CONS_UPROBE] = {
 		.name = "uprobe",
@@ -201,7 +201,7 @@ const struct consumer consumers[CONS_COUNT] = {
 				0, "GUP's errno (kernel/events/uprobes.c:495-497)" },
 		},
 		.seed005_why = "uprobe_write_opcode() reads with FOLL_FORCE and replaces the page: no FOLL_WRITE for any policy to refuse",
-		.config = "CONFIG_UPROBE_EVENTS", .overlay = "uprobes",
+		.config = "CONFIG_UPROBE_EVENTS",
 	},
 };
 

@@ -75,13 +75,12 @@ struct consumer {
 	const char *seed005;
 	const char *seed005_why;
 	/*
-	 * The kernel option the interface needs beyond the lab's base
-	 * fragment (an overlay gives it: patches/overlays/), or NULL; a
-	 * kernel without it runs none of its cells ("not run: this kernel
-	 * has no CONFIG_X").  @overlay names the overlay.
+	 * The kernel option the interface needs, or NULL; the lab's kernels
+	 * have every one (patches/config.fragment), a registered tree's own
+	 * config may not: a kernel without it runs none of its cells ("not
+	 * run: this kernel has no CONFIG_X").
 	 */
 	const char *config;
-	const char *overlay;
 	/* Why no data moves through it in our guest, or NULL: it moves data. */
 	const char *no_data;
 };

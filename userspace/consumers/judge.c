@@ -427,8 +427,7 @@ int consumers_judge(int argc, char **argv)
 		if (o.config && !consumer_config_has(o.config, k->config)) {
 			cells[i].skip_option = k->config;
 			snprintf(cells[i].skip, sizeof(cells[i].skip),
-				 "this kernel has no %s (the %s overlay: FLAVOUR+%s)",
-				 k->config, k->overlay, k->overlay);
+				 "this kernel has no %s", k->config);
 		} else if (o.config && fs && !consumer_config_has(o.config, fs->config)) {
 			cells[i].skip_option = fs->config;
 			snprintf(cells[i].skip, sizeof(cells[i].skip),

@@ -237,7 +237,7 @@ static void write_md(FILE *f, const char *dir, json_t *run, struct rflavour *fl,
 	bool any;
 
 	n = consumer_cells(false, cc, CONS_MAX_CELLS);
-	/* stock, or stock with overlays (stock+net+rdma+uprobes) */
+	/* stock, or stock with an overlay (stock+debug) */
 	for (k = 0; k < nf; k++)
 		if (!strncmp(fl[k].name, "stock", 5) &&
 		    (fl[k].name[5] == '\0' || fl[k].name[5] == '+'))

@@ -1,0 +1,150 @@
+#!/bin/bash
+# `make lab`, the main job (README): every flavour's kernel, the GUP matrix
+# and the kernel's own GUP users on each, overlapped so that the first
+# results come while later kernels still build.  A flat list of steps:
+#   1. gupctl, and the root image in the background;
+#   2. one builder makes the kernels one at a time (patches/build-flavour.sh,
+#      -j$(nproc)), cheapest-after-its-base order: stock, gup-v7, gup-v1,
+#      mainline, then gup-v9 (gup-v7's objects in ccache) and ext4-2018
+#      (stock's), so that the two quick builds overlap mainline's runs;
+#   3. once the root image is made, jobs/matrix.sh and jobs/consumers.sh
+#      start together, each running a flavour as soon as its kernel is
+#      built (patches/flavours.sh's flavour_build waits for the builder
+#      rather than build a kernel a second time beside it);
+#   4. a progress line: the step of how many, what runs now, and an
+#      estimate of what is left (patches/build-objects' recorded counts and
+#      times, scaled by the rate this run measures; the jobs' last runs'
+#      wall times); one updating line on a terminal, a line per change
+#      otherwise.
+# Each step's figures go to results/lab/DATE/steps.jsonl (one JSON object
+# a line: step, flavour, seconds, ...), the builder's and the jobs' output
+# to kernels.log, rootfs.log, matrix.log and consumers.log beside it.
+# Exit status: 0 when every kernel was built and both jobs passed, 1
+# otherwise.  The last lines name the jobs' results directories.
+#
+#   jobs/lab.sh
+set -euo pipefail
+# shellcheck source=../patches/flavours.sh
+. "$(dirname "$0")/../patches/flavours.sh"
+# shellcheck source=lib.sh
+. "$LAB_ROOT/jobs/lib.sh"
+
+case ${1:-} in
+-h | --help) sed -n '2,/^set /{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+'') ;;
+*) echo "jobs/lab.sh: no arguments (see --help)" >&2; exit 2 ;;
+esac
+
+# The build order: each flavour after the one whose objects ccache gives it.
+mapfile -t table < <(all_flavours)
+order=()
+for f in stock gup-v7 gup-v1 mainline gup-v9 ext4-2018; do
+	[[ " ${table[*]} " != *" $f "* ]] || order+=("$f")
+done
+for f in "${table[@]}"; do
+	[[ " ${order[*]} " == *" $f "* ]] || order+=("$f")
+done
+
+results_begin lab "" "${order[@]}"
+# Stopped or failed half way: the builder and the jobs stop too (their
+# kernels and results directories say how far they got).
+trap '[ -z "$(jobs -rp)" ] || { trap - TERM; kill -TERM 0; }' EXIT
+out=$RESULTS_DIR
+steps=$out/steps.jsonl
+: >"$steps"
+t0=$(date +%s)
+export GUP_LAB_STEPS=$steps GUP_LAB_T0=$t0
+log "lab: $out (each step's output is there)"
+
+job_userspace
+
+# step ROW: one line of steps.jsonl (jq arguments: --arg/--argjson NAME V).
+step() {
+	jq -nc --argjson at "$(($(date +%s) - t0))" "$@" '$ARGS.named + {at: $at}' >>"$steps"
+}
+
+(
+	s=$(date +%s)
+	"$LAB_ROOT/rootfs/build-rootfs.sh" >/dev/null
+	step --arg step rootfs --argjson seconds "$(($(date +%s) - s))"
+) >"$out/rootfs.log" 2>&1 &
+rootfs_pid=$!
+
+# The builder.  build-progress.sh writes its count to GUP_LAB_BUILD_STATUS.
+export GUP_LAB_BUILD_STATUS=$out/.building
+(
+	for f in "${order[@]}"; do
+		s=$(date +%s)
+		cached=false
+		[ ! -f "$(flavour_dir "$f")/.gup-lab-built" ] || cached=true
+		if ! "$LAB_ROOT/patches/build-flavour.sh" "$f" >/dev/null; then
+			step --arg step kernel --arg flavour "$f" --argjson built false
+			exit 1
+		fi
+		# the count build-progress.sh saw (none for a cached kernel)
+		n=null
+		[ "$cached" = true ] || n=$(jq '.objects // null' "$GUP_LAB_BUILD_STATUS" 2>/dev/null || echo null)
+		step --arg step kernel --arg flavour "$f" --argjson built true \
+			--argjson cached "$cached" --argjson seconds "$(($(date +%s) - s))" \
+			--argjson objects "${n:-null}"
+	done
+) >"$out/kernels.log" 2>&1 &
+export GUP_LAB_BUILDER_PID=$!
+
+# progress PID...: the progress line until every PID is gone: on a
+# terminal one line redrawn every 2 s, otherwise a line when the step
+# changes (not each time the estimate does).
+total=$((1 + 3 * ${#order[@]}))
+shown=''
+progress() {
+	local p alive=1 line
+	while [ "$alive" = 1 ]; do
+		alive=0
+		for p in "$@"; do
+			! kill -0 "$p" 2>/dev/null || alive=1
+		done
+		line=$("$LAB_ROOT/jobs/lab-progress.sh" "$steps" "$GUP_LAB_BUILD_STATUS" "$total" "${order[@]}")
+		if [ -t 2 ]; then
+			printf '\r\033[K%s' "$line" >&2
+		elif [ "${line% · about*}" != "${shown% · about*}" ]; then
+			echo "$line" >&2
+		fi
+		shown=$line
+		[ "$alive" = 0 ] || sleep 2
+	done
+	[ ! -t 2 ] || printf '\r\033[K' >&2
+}
+
+# The jobs, once the root image is there (every boot needs it).
+progress "$rootfs_pid"
+if ! wait "$rootfs_pid"; then
+	tail -5 "$out/rootfs.log" >&2
+	die "lab: the root image did not build: $out/rootfs.log"
+fi
+"$LAB_ROOT/jobs/matrix.sh" "${table[@]}" >"$out/matrix.log" 2>&1 &
+matrix_pid=$!
+"$LAB_ROOT/jobs/consumers.sh" "${table[@]}" >"$out/consumers.log" 2>&1 &
+consumers_pid=$!
+progress "$matrix_pid" "$consumers_pid"
+bad=0
+wait "$GUP_LAB_BUILDER_PID" || bad=1
+mstatus=0 cstatus=0
+wait "$matrix_pid" || mstatus=$?
+wait "$consumers_pid" || cstatus=$?
+for j in matrix consumers; do
+	st=$mstatus
+	[ "$j" = matrix ] || st=$cstatus
+	[ "$st" -eq 0 ] || bad=1
+	r=$(sed -n 's/^results: //p' "$out/$j.log" | tail -1)
+	step --arg step "$j" --argjson status "$st" --arg results "$r"
+	echo "# lab: $j: exit $st: ${r:-no results directory} ($out/$j.log)"
+done
+step --arg step lab --argjson seconds "$(($(date +%s) - t0))" --argjson status "$bad"
+echo "# lab: $("$LAB_ROOT/jobs/lab-progress.sh" "$steps" /dev/null "$total" "${order[@]}" | sed 's/ · about.*//'), $(($(date +%s) - t0)) s"
+unset GUP_LAB_STEPS
+for f in "${order[@]}"; do
+	results_flavour "$f" "kernel=$(jq -c --arg f "$f" \
+		'select(.step == "kernel" and .flavour == $f)' "$steps" | tail -1 | jq -s '.[0]')"
+done
+results_end
+exit "$bad"

@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host tests of the main job's building blocks, no guest and no kernel
+# build: patches/seed-build.sh (the inner loop's seed) on fake trees in a
+# throw-away cache, and jobs/lab-progress.sh (the main job's progress line)
+# on synthetic steps.
+# Output: TAP version 13.  Exit status: 0 if every test passed.
+# shellcheck source=../suite.sh
+. "$(dirname "$0")/../suite.sh"
+
+export GUP_LAB_CACHE=$work/cache GUP_LAB_RESULTS=$work/results
+k=$GUP_LAB_CACHE/kernels
+pristine=$work/pristine
+mkdir -p "$k" "$pristine/mm" "$pristine/include" "$GUP_LAB_RESULTS"
+echo 'int gup;' >"$pristine/mm/gup.c"
+echo 'int mmap;' >"$pristine/mm/mmap.c"
+echo '#define MM 1' >"$pristine/include/mm.h"
+echo 'config X' >"$pristine/mm/Kconfig"
+touch -d '2020-01-01' "$pristine"/*/*
+
+# tree KEY FILE=CONTENT...: a "built" kernel directory of flavour f: src/
+# linked from the pristine tree, each FILE patched (a file of its own),
+# build/ with an object per source file newer than its source, a .cmd
+# naming the directory, a source link; markers as build-flavour.sh writes.
+tree() {
+	local d=$k/f-$1 kv
+	shift
+	mkdir -p "$d/build/mm"
+	cp -al "$pristine" "$d/src"
+	for kv in "$@"; do
+		rm -f "$d/src/${kv%%=*}"
+		echo "${kv#*=}" >"$d/src/${kv%%=*}"
+		touch -d '2021-01-01' "$d/src/${kv%%=*}"
+	done
+	for f in gup mmap; do
+		echo "obj $f" >"$d/build/mm/$f.o"
+		echo "cmd_mm/$f.o := gcc -I$d/src/include -c $d/src/mm/$f.c" >"$d/build/mm/.$f.o.cmd"
+		touch -d '2022-01-01' "$d/build/mm/$f.o" "$d/build/mm/.$f.o.cmd"
+	done
+	ln -s "$d/src" "$d/build/source"
+	echo "$pristine" >"$d/.gup-lab-pristine"
+	echo fraghash >"$d/.gup-lab-fragments"
+	touch "$d/.gup-lab-built"
+}
+
+# fresh KEY FILE=CONTENT...: a new directory as build-flavour.sh leaves it
+# before seeding: src/ patched now, build/ empty.
+fresh() {
+	local d=$k/f-$1 kv
+	shift
+	mkdir -p "$d/build"
+	cp -al "$pristine" "$d/src"
+	for kv in "$@"; do
+		rm -f "$d/src/${kv%%=*}"
+		echo "${kv#*=}" >"$d/src/${kv%%=*}"
+	done
+}
+mtime() { stat -c %Y "$1"; }
+# tap_newer A B DESCRIPTION: A's time stamp is later than B's.
+tap_newer() {
+	if [ "$(mtime "$1")" -gt "$(mtime "$2")" ]; then tap_ok "$3"; else
+		tap_not_ok "$3"
+		echo "#   $1: $(mtime "$1"), $2: $(mtime "$2")"
+	fi
+}
+seed() {
+	set +e
+	out=$(patches/seed-build.sh f "$k/f-$1" "$pristine" "${2:-fraghash}" 2>&1)
+	rc=$?
+	set -e
+}
+
+old=aaaaaaaaaaaaaaaa new=bbbbbbbbbbbbbbbb
+tree $old 'mm/gup.c=int gup_v1;' 'include/mm.h=#define MM 2'
+fresh $new 'mm/gup.c=int gup_v2;' 'include/mm.h=#define MM 2'
+seed $new
+tap_is "$rc $out" "0 seeded from f-$old: 1 source file(s) differ" \
+	"a one-file change to a series seeds from the last build: one file differs"
+n=$k/f-$new
+tap_is "$(cat "$n/build/mm/gup.o")" "obj gup" "the seed's objects are copied"
+tap_is "$(stat -c %h "$n/build/mm/gup.o")" 1 \
+	"... not hard linked (the compiler rewrites them in place)"
+tap_is "$(cat "$n/build/mm/.gup.o.cmd")" "cmd_mm/gup.o := gcc -I$n/src/include -c $n/src/mm/gup.c" \
+	"the .cmd files name the new directory"
+tap_is "$(mtime "$n/build/mm/.gup.o.cmd")" "$(mtime "$k/f-$old/build/mm/.gup.o.cmd")" \
+	"... and keep their time stamps"
+tap_is "$(readlink "$n/build/source")" "$n/src" "build/source points at the new tree"
+tap_is "$(mtime "$n/src/include/mm.h")" "$(mtime "$k/f-$old/src/include/mm.h")" \
+	"a patched file whose content is the same gets the seed's time stamp (make rebuilds nothing for it)"
+tap_newer "$n/src/mm/gup.c" "$n/build/mm/gup.o" \
+	"the changed file is newer than its object (make rebuilds it)"
+tap_is "$(mtime "$n/src/mm/mmap.c")" "$(mtime "$pristine/mm/mmap.c")" \
+	"a file no series touched keeps the pristine tree's"
+
+# A series that drops a file's patch: the file is the pristine one again,
+# older than the seed's object; it must become newer, and the pristine
+# tree's own file must not change.
+new2=cccccccccccccccc
+fresh $new2 'include/mm.h=#define MM 2'
+before=$(mtime "$pristine/mm/gup.c")
+seed $new2
+tap_is "$rc $out" "0 seeded from f-$old: 1 source file(s) differ" \
+	"a patch dropped from the series: that file differs"
+tap_newer "$k/f-$new2/src/mm/gup.c" "$k/f-$new2/build/mm/gup.o" \
+	"... it is newer than the seed's object (made from the patched one)"
+tap_is "$(cat "$k/f-$new2/src/mm/gup.c")" "int gup;" "... with the pristine content"
+tap_is "$(mtime "$pristine/mm/gup.c") $(stat -c %h "$k/f-$new2/src/mm/gup.c")" "$before 1" \
+	"... in a file of its own: the pristine tree's time stamp is untouched"
+
+# Kconfig changed: seeded, exit 2 (the config step runs again).
+new3=dddddddddddddddd
+fresh $new3 'mm/gup.c=int gup_v1;' 'include/mm.h=#define MM 2' 'mm/Kconfig=config Y'
+seed $new3
+tap_is "$rc" 2 "a Kconfig that differs: seeded, exit 2 (configure again)"
+
+# No seed: other fragments, another pristine tree, an overlay's directory,
+# or nothing built.
+new4=eeeeeeeeeeeeeeee
+fresh $new4 'mm/gup.c=int gup_v3;'
+seed $new4 otherhash
+tap_is "$rc $(find "$k/f-$new4/build" -mindepth 1 | wc -l)" "1 0" \
+	"other config fragments: no seed (exit 1), nothing copied"
+mkdir -p "$k/f+debug-ffffffffffffffff"
+cp -a "$k/f-$old/." "$k/f+debug-ffffffffffffffff/"
+rm "$k"/f-*/.gup-lab-built
+seed $new4
+tap_is "$rc" 1 "no built directory of the flavour (an overlay's does not count): exit 1"
+
+# The progress line.
+s=$work/steps.jsonl st=$work/status.json
+: >"$s"
+line() { jobs/lab-progress.sh "$s" "$st" 19 stock gup-v7 gup-v1 mainline gup-v9 ext4-2018; }
+tap_like "$(line)" '^lab: step 1 of 19 · kernel stock · matrix 0/6 · consumers 0/6 · about [0-9]+ min left$' \
+	"before anything: step 1, the first kernel, an estimate"
+echo '{"flavour":"stock","objects":450,"total":1800,"seconds":300,"finished":false}' >"$st"
+printf '%s\n' '{"step":"rootfs","seconds":100,"at":100}' >>"$s"
+tap_like "$(line)" '^lab: step 2 of 19 · kernel stock 450/1800 objects · ' \
+	"the root image done, the kernel building with its count"
+printf '%s\n' '{"step":"kernel","flavour":"stock","built":true,"cached":false,"seconds":900,"objects":1800,"at":1000}' \
+	'{"step":"matrix","flavour":"stock","ran":true,"at":1100}' >>"$s"
+echo '{"flavour":"gup-v7","objects":900,"total":1800,"seconds":450,"finished":false}' >"$st"
+# 5 kernels left at this run's 2 objects/s: 4.5 x 900 s, + 220 s of runs
+tap_like "$(line)" '^lab: step 4 of 19 · kernel gup-v7 900/1800 objects · matrix 1/6 · consumers 0/6 · about 72 min left$' \
+	"a kernel built at 2 objects/s: the rest estimated at that rate (4.5 x 900 s + the last runs)"
+for f in gup-v7 gup-v1 mainline gup-v9 ext4-2018; do
+	echo "{\"step\":\"kernel\",\"flavour\":\"$f\",\"built\":true,\"cached\":true,\"seconds\":1,\"objects\":null,\"at\":2000}" >>"$s"
+done
+tap_like "$(line)" '^lab: step 9 of 19 · kernels built · matrix 1/6 · consumers 0/6 · about [0-9]+ min left$' \
+	"every kernel built: the runs left"
+tap_done
