@@ -34,6 +34,7 @@ apt_mirror() {
 mirror=$(apt_mirror | head -1 || true)
 [ -n "$mirror" ] || die "no $SUITE mirror found in the apt configuration"
 
+mkdir -p "$LAB_CACHE"
 work=$(mktemp -d "$LAB_CACHE/rootfs-build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$(dirname "$image")"
