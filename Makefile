@@ -20,7 +20,10 @@ MAKEOVERRIDES :=
 # where make puts them, so that no quoting of a path is needed.
 cmdline = $(if $(filter command line,$(origin $(1))),$($(1)))
 MINE = $(if $(call cmdline,KERNEL)$(call cmdline,SERIES),yes)
-NEEDS = $(if $(MINE),rootfs gupctl,all)
+# One kernel asked for (yours, or FLAVOUR=F): the job builds it and its
+# module when it stages the flavour, and nothing else (the inner loop:
+# docs/performance.md); otherwise every flavour first.
+NEEDS = $(if $(MINE)$(call cmdline,FLAVOUR),rootfs gupctl,all)
 uservar = "$(if $(filter command line,$(origin $(1))),$$$(1))"
 # In a recipe: f= the flavour to run (empty: every one), or exit 1.
 PICK = f=$$(patches/user-kernel.sh from-make $(call uservar,KERNEL) $(call uservar,SERIES) \

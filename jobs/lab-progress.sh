@@ -2,6 +2,7 @@
 # jobs/lab.sh's progress line, from what the run has written so far:
 #
 #   jobs/lab-progress.sh STEPS STATUS TOTAL FLAVOUR...
+#   jobs/lab-progress.sh --constants
 #
 # STEPS is the run's steps.jsonl (a line per finished step: rootfs,
 # kernel, and each flavour of matrix and consumers), STATUS the builder's
@@ -12,25 +13,32 @@
 # seconds, scaled by how this run's builds compare with their records;
 # else objects at this run's rate), then the runs that cannot overlap a
 # build (the last kernel's); once every kernel is built, the runs left, two
-# at a time.
+# at a time.  --constants prints, as shell assignments, the figures it
+# would read every time (jobs/lab.sh reads them once).
 set -euo pipefail
 # shellcheck source=../patches/flavours.sh
 . "$(dirname "$0")/../patches/flavours.sh"
 # shellcheck source=lib.sh
 . "$LAB_ROOT/jobs/lib.sh"
-[ $# -ge 4 ] || die "usage: $0 STEPS STATUS TOTAL FLAVOUR..."
-
 # What a step takes when this machine has no figure of its own: the cold
 # kernel builds patches/build-objects records, per flavour in this order;
 # a run, its job's last wall time for that flavour, else these (matrix and
 # consumers per flavour on the 2-core machine under TCG, docs/performance.md).
-recorded=$(awk '$1 == "flavour" { print $2, $3 }' "$LAB_ROOT/patches/build-objects" |
+# (jobs/lab.sh reads them once and passes them in the environment.)
+recorded=${GUP_LAB_PROGRESS_RECORDED:-}
+runs=${GUP_LAB_PROGRESS_RUNS:-}
+[ -n "$recorded" ] || recorded=$(awk '$1 == "flavour" { print $2, $3 }' "$LAB_ROOT/patches/build-objects" |
 	jq -Rn '[inputs | split(" ") | {key: .[0], value: (.[1] | tonumber)}] | from_entries')
-runs=$(for j in matrix consumers; do
+[ -n "$runs" ] || runs=$(for j in matrix consumers; do
 	jq -c --arg j "$j" '[.flavours[] | select(.wall_seconds) |
 		{key: (.name | sub("\\+.*"; "")), value: .wall_seconds}] | from_entries | {($j): .}' \
 		"$LAB_RESULTS/$j/latest/run.json" 2>/dev/null || echo '{}'
 done | jq -sc 'add')
+if [ "${1:-}" = --constants ]; then
+	printf 'GUP_LAB_PROGRESS_RECORDED=%q GUP_LAB_PROGRESS_RUNS=%q\n' "$recorded" "$runs"
+	exit 0
+fi
+[ $# -ge 4 ] || die "usage: $0 STEPS STATUS TOTAL FLAVOUR... | --constants"
 
 jq -rn --slurpfile steps "$1" --slurpfile st <(cat "$2" 2>/dev/null || echo null) \
 	--argjson total "$3" --argjson rec "$recorded" --argjson runs "$runs" \

@@ -93,11 +93,15 @@ export GUP_LAB_BUILDER_PID=$!
 
 # progress PID...: the progress line until every PID is gone: on a
 # terminal one line redrawn every 2 s, otherwise a line when the step
-# changes (not each time the estimate does).
+# changes or a minute has passed (not each time a count or the estimate
+# does).
 total=$((1 + 3 * ${#order[@]}))
-shown=''
+shown='' shown_at=0
+# what lab-progress.sh would read every time: the records and the last runs
+eval "$("$LAB_ROOT/jobs/lab-progress.sh" --constants)"
+export GUP_LAB_PROGRESS_RECORDED GUP_LAB_PROGRESS_RUNS
 progress() {
-	local p alive=1 line
+	local p alive=1 line key
 	while [ "$alive" = 1 ]; do
 		alive=0
 		for p in "$@"; do
@@ -106,11 +110,14 @@ progress() {
 		line=$("$LAB_ROOT/jobs/lab-progress.sh" "$steps" "$GUP_LAB_BUILD_STATUS" "$total" "${order[@]}")
 		if [ -t 2 ]; then
 			printf '\r\033[K%s' "$line" >&2
-		elif [ "${line% · about*}" != "${shown% · about*}" ]; then
-			echo "$line" >&2
+		else
+			key=$(sed 's| [0-9]*/[0-9?]* objects||; s| · about.*||' <<<"$line")
+			if [ "$key" != "$shown" ] || [ $((SECONDS - shown_at)) -ge 60 ]; then
+				echo "$line" >&2
+				shown=$key shown_at=$SECONDS
+			fi
 		fi
-		shown=$line
-		[ "$alive" = 0 ] || sleep 2
+		[ "$alive" = 0 ] || sleep "$([ -t 2 ] && echo 2 || echo 10)"
 	done
 	[ ! -t 2 ] || printf '\r\033[K' >&2
 }

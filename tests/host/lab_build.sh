@@ -126,6 +126,14 @@ rm "$k"/f-*/.gup-lab-built
 seed $new4
 tap_is "$rc" 1 "no built directory of the flavour (an overlay's does not count): exit 1"
 
+# The inner loop's make: one flavour asked for builds only what its job
+# stages (its kernel and module), not every flavour first.
+tap_is "$(make -n matrix FLAVOUR=stock 2>&1 | grep -c 'build-flavour.sh' || true)" 0 \
+	"make matrix FLAVOUR=F builds no other flavour's kernel first"
+# shellcheck disable=SC2016 # a literal $f in make's output
+tap_like "$(make -n matrix 2>&1)" 'patches/build-flavour.sh \$f' \
+	"make matrix (every flavour) builds every kernel first"
+
 # The progress line.
 s=$work/steps.jsonl st=$work/status.json
 : >"$s"
