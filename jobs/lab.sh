@@ -4,9 +4,11 @@
 # results come while later kernels still build.  A flat list of steps:
 #   1. gupctl, and the root image in the background;
 #   2. one builder makes the kernels one at a time (patches/build-flavour.sh,
-#      -j$(nproc)), cheapest-after-its-base order: stock, gup-v7, gup-v1,
-#      mainline, then gup-v9 (gup-v7's objects in ccache) and ext4-2018
-#      (stock's), so that the two quick builds overlap mainline's runs;
+#      -j$(nproc)): stock first (the first results), then the 6.1 flavours,
+#      which ccache serves from stock's objects but the few files their
+#      series touch (gup-v9 after gup-v7, whose mm/ objects it shares), and
+#      mainline, the other full build, last: the 6.1 flavours' runs overlap
+#      it;
 #   3. once the root image is made, jobs/matrix.sh and jobs/consumers.sh
 #      start together, each running a flavour as soon as its kernel is
 #      built (patches/flavours.sh's flavour_build waits for the builder
@@ -38,7 +40,7 @@ esac
 # The build order: each flavour after the one whose objects ccache gives it.
 mapfile -t table < <(all_flavours)
 order=()
-for f in stock gup-v7 gup-v1 mainline gup-v9 ext4-2018; do
+for f in stock gup-v7 gup-v9 gup-v1 ext4-2018 mainline; do
 	[[ " ${table[*]} " != *" $f "* ]] || order+=("$f")
 done
 for f in "${table[@]}"; do

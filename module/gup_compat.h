@@ -17,12 +17,18 @@
  *   moved to mm/internal.h (between 6.1 and 6.12): the driver only ever names FOLL_WRITE,
  *   FOLL_LONGTERM and FOLL_FORCE, which both kernels export, and tests for
  *   the one series flag that is a #define (FOLL_ALLOW_BROKEN_FILE_MAPPING,
- *   patches/gup-v1/) with #ifdef.
+ *   patches/gup-v1/) with #ifdef.  Seed 005 defines it in linux/mm.h; the
+ *   lab's gup-v1 moves it to linux/foll_allow_broken.h (patches/gup-v1/0002,
+ *   so that the flavour's kernel shares stock's objects): included when
+ *   the tree has it.
  */
 #ifndef GUP_COMPAT_H
 #define GUP_COMPAT_H
 
 #include <linux/mm.h>
+#if __has_include(<linux/foll_allow_broken.h>)
+#include <linux/foll_allow_broken.h>
+#endif
 
 /* The GPT_* feature macros come from module/Kbuild, by kernel version. */
 #ifdef GPT_GUP_TAKES_VMAS
