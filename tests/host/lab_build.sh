@@ -18,20 +18,30 @@ echo '#define MM 1' >"$pristine/include/mm.h"
 echo 'config X' >"$pristine/mm/Kconfig"
 touch -d '2020-01-01' "$pristine"/*/*
 
-# tree KEY FILE=CONTENT...: a "built" kernel directory of flavour f: src/
-# linked from the pristine tree, each FILE patched (a file of its own),
-# build/ with an object per source file newer than its source, a .cmd
-# naming the directory, a source link; markers as build-flavour.sh writes.
-tree() {
+# fresh KEY FILE=CONTENT...: a new directory of flavour f as
+# build-flavour.sh leaves it before seeding: src/ linked from the pristine
+# tree, each FILE patched now (a file of its own), build/ empty.
+fresh() {
 	local d=$k/f-$1 kv
 	shift
-	mkdir -p "$d/build/mm"
+	mkdir -p "$d/build"
 	cp -al "$pristine" "$d/src"
 	for kv in "$@"; do
 		rm -f "$d/src/${kv%%=*}"
 		echo "${kv#*=}" >"$d/src/${kv%%=*}"
+	done
+}
+
+# tree KEY FILE=CONTENT...: a "built" one: fresh's, patched in 2021, with
+# an object per source file from 2022, a .cmd naming the directory, a
+# source link, and the markers build-flavour.sh writes.
+tree() {
+	local d=$k/f-$1 kv f
+	fresh "$@"
+	for kv in "${@:2}"; do
 		touch -d '2021-01-01' "$d/src/${kv%%=*}"
 	done
+	mkdir -p "$d/build/mm"
 	for f in gup mmap; do
 		echo "obj $f" >"$d/build/mm/$f.o"
 		echo "cmd_mm/$f.o := gcc -I$d/src/include -c $d/src/mm/$f.c" >"$d/build/mm/.$f.o.cmd"
@@ -43,18 +53,6 @@ tree() {
 	touch "$d/.gup-lab-built"
 }
 
-# fresh KEY FILE=CONTENT...: a new directory as build-flavour.sh leaves it
-# before seeding: src/ patched now, build/ empty.
-fresh() {
-	local d=$k/f-$1 kv
-	shift
-	mkdir -p "$d/build"
-	cp -al "$pristine" "$d/src"
-	for kv in "$@"; do
-		rm -f "$d/src/${kv%%=*}"
-		echo "${kv#*=}" >"$d/src/${kv%%=*}"
-	done
-}
 mtime() { stat -c %Y "$1"; }
 # tap_newer A B DESCRIPTION: A's time stamp is later than B's.
 tap_newer() {
