@@ -135,6 +135,9 @@ tap_like "$(make -n matrix 2>&1)" 'patches/build-flavour.sh \$f' \
 # The progress line.
 s=$work/steps.jsonl st=$work/status.json
 : >"$s"
+# no records and no runs (not the repository's or this machine's): the
+# defaults and the run's own rate
+export GUP_LAB_PROGRESS_RECORDED='{}' GUP_LAB_PROGRESS_RUNS='{}'
 line() { jobs/lab-progress.sh "$s" "$st" 19 stock gup-v7 gup-v1 mainline gup-v9 ext4-2018; }
 tap_like "$(line)" '^lab: step 1 of 19 · kernel stock · matrix 0/6 · consumers 0/6 · about [0-9]+ min left$' \
 	"before anything: step 1, the first kernel, an estimate"
@@ -148,6 +151,11 @@ echo '{"flavour":"gup-v7","objects":900,"total":1800,"seconds":450,"finished":fa
 # 5 kernels left at this run's 2 objects/s: 4.5 x 900 s, + 220 s of runs
 tap_like "$(line)" '^lab: step 4 of 19 · kernel gup-v7 900/1800 objects · matrix 1/6 · consumers 0/6 · about 72 min left$' \
 	"a kernel built at 2 objects/s: the rest estimated at that rate (4.5 x 900 s + the last runs)"
+# With records: stock took 900 s of its recorded 1000 (speed 0.9): half of
+# gup-v7's 400, then 400 + 1000 + 200 + 200, all x 0.9 = 1800 s, + 220 s of
+# the last flavour's runs: 2020 s, 34 min.
+tap_like "$(GUP_LAB_PROGRESS_RECORDED='{"stock":1000,"gup-v7":400,"gup-v1":400,"mainline":1000,"gup-v9":200,"ext4-2018":200}' line)" \
+	' · about 34 min left$' "with recorded seconds: each flavour's record, scaled by this run's speed"
 for f in gup-v7 gup-v1 mainline gup-v9 ext4-2018; do
 	echo "{\"step\":\"kernel\",\"flavour\":\"$f\",\"built\":true,\"cached\":true,\"seconds\":1,\"objects\":null,\"at\":2000}" >>"$s"
 done
