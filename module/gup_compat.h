@@ -20,13 +20,13 @@
  *   patches/gup-v1/) with #ifdef.  Seed 005 defines it in linux/mm.h; the
  *   lab's gup-v1 moves it to linux/foll_allow_broken.h (patches/gup-v1/0002,
  *   so that the flavour's kernel shares stock's objects): included when
- *   the tree has it.
+ *   the tree has it (module/Kbuild: GPT_HAS_FOLL_ALLOW_BROKEN_H).
  */
 #ifndef GUP_COMPAT_H
 #define GUP_COMPAT_H
 
 #include <linux/mm.h>
-#if __has_include(<linux/foll_allow_broken.h>)
+#ifdef GPT_HAS_FOLL_ALLOW_BROKEN_H
 #include <linux/foll_allow_broken.h>
 #endif
 
