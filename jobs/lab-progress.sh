@@ -70,7 +70,8 @@ def run($j; $f): $runs[$j][$f] // (if $j == "matrix" then 60 else 220 end);
 "lab: step \([$total, $rootfs + ($built | length) + (done("matrix") | length) + (done("consumers") | length) + 1] | min) of \($total)"
 + (if ($left | length) > 0 then
 	" · kernel \($left[0])" + (if $b.flavour == $left[0] and ($b.objects // 0) > 0
-		then " \($b.objects)/\($b.total // "?") objects" else "" end)
+		then " \($b.objects)" + (if ($b.total // 0) > 0 then "/\($b.total)" else "" end)
+			+ " objects" else "" end)
    else " · kernels built" end)
 + " · matrix \(done("matrix") | length)/\($order | length) · consumers \(done("consumers") | length)/\($order | length)"
 + " · about \(($eta / 60) | ceil) min left"'

@@ -25,6 +25,11 @@ if [ "$total" -eq 0 ]; then
 	total=${total:-0}
 	about="about "
 fi
+# A build seeded from another (patches/seed-build.sh: build-flavour.sh
+# logs its seed.log beside the build log) redoes only what changed: its
+# count is no total, neither shown as one nor remembered.
+seed=$(sed -n 's/^seeded from \([^:]*\):.*/\1/p' "${log%/*}/seed.log" 2>/dev/null)
+[ -z "$seed" ] || total=0 counts=/dev/null
 t0=$(date +%s)
 last=0
 
@@ -36,17 +41,18 @@ objects() {
 }
 
 show() {
-	local n=$1 now=$2 pct="" of="?"
-	if [ "$total" -gt 0 ]; then
-		of="$about$total"
-		pct=" ($((n * 100 / total < 100 ? n * 100 / total : 99))%)"
+	local n=$1 now=$2 what
+	if [ -n "$seed" ]; then
+		what="$n objects (seeded from $seed: only what changed)"
+	elif [ "$total" -gt 0 ]; then
+		what="$n of $about$total objects ($((n * 100 / total < 100 ? n * 100 / total : 99))%)"
+	else
+		what="$n of ? objects"
 	fi
 	if [ -t 2 ]; then
-		printf '\rgup-lab: %s: building, %d of %s objects%s, %d s ' "$flavour" \
-			"$n" "$of" "$pct" "$((now - t0))" >&2
+		printf '\rgup-lab: %s: building, %s, %d s ' "$flavour" "$what" "$((now - t0))" >&2
 	else
-		printf 'gup-lab: %s: building, %d of %s objects%s, %d s\n' "$flavour" \
-			"$n" "$of" "$pct" "$((now - t0))" >&2
+		printf 'gup-lab: %s: building, %s, %d s\n' "$flavour" "$what" "$((now - t0))" >&2
 	fi
 }
 
@@ -72,7 +78,7 @@ done
 n=$(objects)
 status "$n" true
 # Only a finished build's count is a total worth remembering.
-if [ "$n" -gt 0 ] && grep -q 'Kernel: arch/x86/boot/bzImage is ready' "$log"; then
+if [ -z "$seed" ] && [ "$n" -gt 0 ] && grep -q 'Kernel: arch/x86/boot/bzImage is ready' "$log"; then
 	echo "$n" >"$counts"
 fi
 exit 0

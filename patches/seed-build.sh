@@ -7,11 +7,14 @@
 #   patches/seed-build.sh FLAVOUR DIR PRISTINE FRAGMENTS_HASH
 #
 # DIR is the new cache directory (src/ patched, build/ empty).  The seed is
-# the newest built directory of the same flavour name, the same pristine
-# source and the same config fragments: its build/ is copied (not linked:
+# a built directory of the same pristine source, the same config fragments
+# and the same overlays: the newest of the same flavour (the inner loop),
+# else the newest of another (the main job: gup-v7 from stock, whose
+# objects ccache would serve one by one, 395-475 s a kernel, when make can
+# skip them; docs/performance.md).  Its build/ is copied (not linked:
 # the compiler rewrites objects in place), its absolute paths rewritten to
-# DIR's (the .cmd files compare whole command lines, and both paths are
-# the same length), and every source file either tree's series touched is
+# DIR's (the .cmd files compare whole command lines), and every source
+# file either tree's series touched is
 # given the seed's time stamp when its content is the same, a fresh one
 # otherwise.  make's own dependencies then decide what to rebuild.
 #
@@ -26,26 +29,32 @@ set -euo pipefail
 [ $# -eq 4 ] || die "usage: $0 FLAVOUR DIR PRISTINE FRAGMENTS_HASH"
 flavour=$1 dir=$2 pristine=$3 frag_hash=$4
 
-# The newest built directory with the same pristine tree and fragments.
-seed='' newest=0
-for d in "$LAB_CACHE/kernels/$flavour"-*; do
+# The newest built directory with the same pristine tree, fragments and
+# overlays (FLAVOUR+OVERLAYS-KEY): of this flavour if there is one.
+overlays=''
+[[ $flavour != *+* ]] || overlays=+${flavour#*+}
+seed='' newest=0 same=0
+for d in "$LAB_CACHE/kernels"/*-*; do
 	if [ "$d" = "$dir" ] || [ ! -f "$d/.gup-lab-built" ]; then
 		continue
 	fi
-	# the name must be FLAVOUR-KEY, not FLAVOUR+OVERLAY-KEY
-	[[ ${d##*/} =~ ^${flavour//+/\\+}-[0-9a-f]{16}$ ]] || continue
+	[[ ${d##*/} =~ ^[^+/]+${overlays//+/\\+}-[0-9a-f]{16}$ ]] || continue
 	[ "$(cat "$d/.gup-lab-pristine" 2>/dev/null)" = "$pristine" ] || continue
 	[ "$(cat "$d/.gup-lab-fragments" 2>/dev/null)" = "$frag_hash" ] || continue
-	[ "${#d}" -eq "${#dir}" ] || continue
+	s=0
+	[[ ${d##*/} != "$flavour"-???????????????? ]] || s=1
 	t=$(stat -c %Y "$d/.gup-lab-built")
-	if [ "$t" -gt "$newest" ]; then
-		seed=$d newest=$t
+	if [ "$s" -gt "$same" ] || { [ "$s" -eq "$same" ] && [ "$t" -gt "$newest" ]; }; then
+		seed=$d newest=$t same=$s
 	fi
 done
 [ -n "$seed" ] || exit 1
 
 cp -a "$seed/build/." "$dir/build/"
 ln -sfn "$dir/src" "$dir/build/source"
+# The build number (uname -v's "#N", init/build-version) restarts: the
+# kernel is its cold build's, not the seed's next.
+rm -f "$dir/build/.version"
 # One process for every text file naming the seed: each keeps its time
 # stamp, so that make sees the command lines, not new files.
 grep -rlIFZ "$seed" "$dir/build" |

@@ -118,11 +118,30 @@ fresh $new4 'mm/gup.c=int gup_v3;'
 seed $new4 otherhash
 tap_is "$rc $(find "$k/f-$new4/build" -mindepth 1 | wc -l)" "1 0" \
 	"other config fragments: no seed (exit 1), nothing copied"
-mkdir -p "$k/f+debug-ffffffffffffffff"
-cp -a "$k/f-$old/." "$k/f+debug-ffffffffffffffff/"
-rm "$k"/f-*/.gup-lab-built
+# Another flavour's build (same pristine tree, fragments and overlays)
+# seeds when this one has none: the main job's gup-v7 from stock.  This
+# flavour's own, even older, comes first (the inner loop).
+mkdir -p "$k/g-1111111111111111"
+cp -a "$k/f-$old/." "$k/g-1111111111111111/"
+sed -i "s|$k/f-$old|$k/g-1111111111111111|g" "$k/g-1111111111111111/build/mm/".*.cmd
+touch -d '2030-01-01' "$k/g-1111111111111111/.gup-lab-built"
 seed $new4
-tap_is "$rc" 1 "no built directory of the flavour (an overlay's does not count): exit 1"
+tap_is "$rc $out" "0 seeded from f-$old: 2 source file(s) differ" \
+	"this flavour's last build comes before a newer one of another flavour (gup.c and mm.h differ)"
+rm "$k"/f-*/.gup-lab-built
+new5=abababababababab
+fresh $new5 'mm/gup.c=int gup_v1;' 'include/mm.h=#define MM 2'
+seed $new5
+tap_is "$rc $out" "0 seeded from g-1111111111111111: 0 source file(s) differ" \
+	"no build of this flavour: another flavour's seeds it"
+tap_is "$(cat "$k/f-$new5/build/mm/.gup.o.cmd")" \
+	"cmd_mm/gup.o := gcc -I$k/f-$new5/src/include -c $k/f-$new5/src/mm/gup.c" \
+	"... its .cmd files name the new directory, of another length"
+rm -rf "$k/f-$new5"
+mv "$k/g-1111111111111111" "$k/g+debug-1111111111111111"
+fresh $new5 'mm/gup.c=int gup_v1;'
+seed $new5
+tap_is "$rc" 1 "no build of the same overlays (a +debug one does not count): exit 1"
 
 # The inner loop's make: one flavour asked for builds only what its job
 # stages (its kernel and module), not every flavour first.
@@ -131,6 +150,21 @@ tap_is "$(make -n matrix FLAVOUR=stock 2>&1 | grep -c 'build-flavour.sh' || true
 # shellcheck disable=SC2016 # a literal $f in make's output
 tap_like "$(make -n matrix 2>&1)" 'patches/build-flavour.sh \$f' \
 	"make matrix (every flavour) builds every kernel first"
+
+# A seeded build's object count is no total: build-progress.sh neither
+# records it nor reports it as one.
+b=$work/progress
+mkdir -p "$b"
+printf '  CC      mm/gup.o\nKernel: arch/x86/boot/bzImage is ready  (#1)\n' >"$b/build.log"
+echo 1894 >"$b/objects-pkg-base"
+echo "seeded from stock-0123456789abcdef: 3 source file(s) differ" >"$b/seed.log"
+GUP_LAB_BUILD_STATUS=$b/status.json patches/build-progress.sh f "$b/build.log" 999999999 "$b/objects-pkg"
+tap_is "$(cat "$b/objects-pkg-base") $(jq -c '[.objects, .total, .finished]' "$b/status.json")" \
+	"1894 [1,0,true]" "a seeded build leaves the recorded count alone and reports no total"
+rm "$b/seed.log"
+GUP_LAB_BUILD_STATUS=$b/status.json patches/build-progress.sh f "$b/build.log" 999999999 "$b/objects-pkg"
+tap_is "$(cat "$b/objects-pkg-base") $(jq -c '[.objects, .total]' "$b/status.json")" \
+	"1 [1,1894]" "an unseeded one reports its total and records its count"
 
 # The progress line.
 s=$work/steps.jsonl st=$work/status.json
