@@ -113,7 +113,7 @@ progress() {
 		if [ -t 2 ]; then
 			printf '\r\033[K%s' "$line" >&2
 		else
-			key=$(sed 's| [0-9]*/[0-9?]* objects||; s| · about.*||' <<<"$line")
+			key=$(sed 's| [0-9/?]* objects||; s| · about.*||' <<<"$line")
 			if [ "$key" != "$shown" ] || [ $((SECONDS - shown_at)) -ge 60 ]; then
 				echo "$line" >&2
 				shown=$key shown_at=$SECONDS
