@@ -76,6 +76,13 @@ MODULE_PARM_DESC(max_pages_total, "Most pages held by all pins together (else EN
 
 struct gpt_file {
 	struct list_head pins;		/* gpt_pin.node, under gpt_lock */
+	/*
+	 * The opener's mm (mmgrab()ed: the address stays its own).  Every
+	 * ioctl but VERSION answers only a caller in it: pins address its
+	 * pages, and a forked child or a process the fd was passed to must
+	 * not reach them (gpt_ioctl()).
+	 */
+	struct mm_struct *mm;
 };
 
 struct gpt_pin {
@@ -352,6 +359,15 @@ static bool gpt_page_of_shared_writable_file(struct mm_struct *mm,
 	if (!vma || !vma->vm_file ||
 	    (vma->vm_flags & (VM_SHARED | VM_WRITE)) != (VM_SHARED | VM_WRITE))
 		return false;
+	/*
+	 * A regular file's page cache only: every anon_inode file shares one
+	 * address space (fs/anon_inodes.c), which has ->dirty_folio, so a
+	 * perf ring buffer (perf_mmap_fault() sets page->mapping to it) or
+	 * any other anon_inode mapping would pass the test below, and a
+	 * mapping of one swapped in for another would too.
+	 */
+	if (!S_ISREG(file_inode(vma->vm_file)->i_mode))
+		return false;
 	mapping = vma->vm_file->f_mapping;
 	return READ_ONCE(page_folio(page)->mapping) == mapping &&
 	       mapping->a_ops->dirty_folio;
@@ -608,18 +624,37 @@ static long gpt_ioctl_pin(struct gpt_file *gf, void __user *argp)
 
 /*
  * GUP_PIN_IOC_UNPIN: -EINVAL for unknown flags, -ENOENT for unknown ids,
- * -EPERM for GUP_UNPIN_DIRTY on a pin the write rule keeps clean (the pin
- * stays).
+ * -EPERM for GUP_UNPIN_DIRTY on a pin the write rule keeps clean or with
+ * an anonymous page no longer the caller's alone (the pin stays), -EINTR
+ * for a fatal signal while waiting for mmap_lock.
  */
 static long gpt_ioctl_unpin(struct gpt_file *gf, void __user *argp)
 {
 	struct gup_pin_unpin req;
 	struct gpt_pin *pin;
+	bool shared = false;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
 		return -EFAULT;
 	if (req.flags & ~GUP_UNPIN_DIRTY)
 		return -EINVAL;
+	/*
+	 * Dirty only what is still the caller's: an anonymous page shared
+	 * with a fork child since is not (gpt_anon_not_exclusive(), under
+	 * mmap_lock; not under gpt_lock, which is never held around it).
+	 */
+	if (req.flags & GUP_UNPIN_DIRTY) {
+		pin = gpt_pin_get(gf, req.id);
+		if (!pin)
+			return -ENOENT;
+		if (mmap_read_lock_killable(gf->mm)) {
+			gpt_pin_put(pin);
+			return -EINTR;
+		}
+		shared = gpt_pin_anon_shared(pin, 0, pin->nr_pinned);
+		mmap_read_unlock(gf->mm);
+		gpt_pin_put(pin);
+	}
 
 	mutex_lock(&gpt_lock);
 	pin = idr_find(&gpt_idr, req.id);
@@ -627,7 +662,7 @@ static long gpt_ioctl_unpin(struct gpt_file *gf, void __user *argp)
 		mutex_unlock(&gpt_lock);
 		return -ENOENT;
 	}
-	if ((req.flags & GUP_UNPIN_DIRTY) && !pin->writable) {
+	if ((req.flags & GUP_UNPIN_DIRTY) && (!pin->writable || shared)) {
 		gpt_dirty_refused++;
 		mutex_unlock(&gpt_lock);
 		return -EPERM;
@@ -662,9 +697,47 @@ static bool gpt_page_unwritable(struct page *page)
 }
 
 /*
+ * Is @page an anonymous page its mm no longer holds alone?  A FOLL_GET
+ * reference does not keep fork() from sharing the page with the child
+ * (copy_present_pte() copies only pages that may be pinned, FOLL_PIN: 6.1's
+ * mm/memory.c:920-945), and after a COW fault the pinned page is the other
+ * process's alone; PG_anon_exclusive is clear from the fork on.  A hugetlb
+ * folio keeps the flag on its head page, and so does a THP mapped by a PMD
+ * in 6.1 (include/linux/page-flags.h:1024-1029, mm/huge_memory.c:2206;
+ * 6.12 sets it on every page).  KSM pages are never exclusive.  The caller
+ * holds mmap_lock: fork() holds it for writing while it shares pages
+ * (dup_mmap()), so the answer stays true until the caller unlocks.
+ */
+static bool gpt_anon_not_exclusive(struct page *page)
+{
+	struct folio *folio = page_folio(page);
+
+	if (!folio_test_anon(folio))
+		return false;
+	if (folio_test_ksm(folio))
+		return true;
+	if (folio_test_hugetlb(folio) ||
+	    (folio_test_large(folio) && folio_entire_mapcount(folio) > 0))
+		page = &folio->page;
+	return !PageAnonExclusive(page);
+}
+
+/* Any page of @pin in [@first, @last) gpt_anon_not_exclusive()? */
+static bool gpt_pin_anon_shared(const struct gpt_pin *pin, u64 first,
+				u64 last)
+{
+	u64 i;
+
+	for (i = first; i < last; i++)
+		if (gpt_anon_not_exclusive(pin->pages[i]))
+			return true;
+	return false;
+}
+
+/*
  * The byte range of @io must lie within the pages actually pinned; a write
- * needs a writable pin (the write rule) and no page shared beyond the
- * caller.
+ * needs a writable pin (the write rule) and no zero or KSM page (anonymous
+ * pages shared since are checked under mmap_lock: gpt_write_pages()).
  */
 static int gpt_check_io(const struct gpt_pin *pin, const struct gup_pin_io *io,
 			bool write)
@@ -685,21 +758,52 @@ static int gpt_check_io(const struct gpt_pin *pin, const struct gup_pin_io *io,
 }
 
 /*
- * Copy through a bounce buffer so that no user fault is taken while a page
- * is kmapped.  The page is not dirtied: UNPIN decides about that.
+ * WRITE: the user's bytes into a buffer first (no user fault may be taken
+ * under mmap_lock, nor while a page is kmapped), then, under the opener's
+ * mmap_lock, every anonymous page checked still the caller's alone and
+ * only then written: all or nothing.  The pages are not dirtied: UNPIN
+ * decides about that.
  */
-static int gpt_write_page(struct page *page, size_t off, size_t n,
-			  const char __user *ubuf, void *bounce)
+static int gpt_write_pages(struct gpt_file *gf, struct gpt_pin *pin,
+			   const struct gup_pin_io *io)
 {
-	void *kaddr;
+	u64 pos = io->offset, end = io->offset + io->len;
+	const char *src;
+	void *buf;
+	int ret;
 
-	if (copy_from_user(bounce, ubuf, n))
-		return -EFAULT;
-	kaddr = kmap_local_page(page);
-	memcpy(kaddr + off, bounce, n);
-	kunmap_local(kaddr);
-	flush_dcache_page(page);
-	return 0;
+	/* at most max_pages_per_pin pages; fail rather than call the OOM killer */
+	buf = kvmalloc(io->len, GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+	if (!buf)
+		return -ENOMEM;
+	ret = -EFAULT;
+	if (copy_from_user(buf, u64_to_user_ptr(io->buf), io->len))
+		goto out;
+	ret = mmap_read_lock_killable(gf->mm);
+	if (ret)
+		goto out;
+	if (gpt_pin_anon_shared(pin, pos >> PAGE_SHIFT,
+				DIV_ROUND_UP(end, PAGE_SIZE))) {
+		mmap_read_unlock(gf->mm);
+		ret = -EPERM;
+		goto out;
+	}
+	for (src = buf; pos < end; ) {
+		struct page *page = pin->pages[pos >> PAGE_SHIFT];
+		size_t off = offset_in_page(pos);
+		size_t n = min_t(u64, PAGE_SIZE - off, end - pos);
+		void *kaddr = kmap_local_page(page);
+
+		memcpy(kaddr + off, src, n);
+		kunmap_local(kaddr);
+		flush_dcache_page(page);
+		src += n;
+		pos += n;
+	}
+	mmap_read_unlock(gf->mm);
+out:
+	kvfree(buf);
+	return ret;
 }
 
 static int gpt_read_page(struct page *page, size_t off, size_t n,
@@ -713,8 +817,8 @@ static int gpt_read_page(struct page *page, size_t off, size_t n,
 	return copy_to_user(ubuf, bounce, n) ? -EFAULT : 0;
 }
 
-static int gpt_copy_pages(struct gpt_pin *pin, const struct gup_pin_io *io,
-			  bool write)
+/* READ: page by page through a bounce buffer. */
+static int gpt_read_pages(struct gpt_pin *pin, const struct gup_pin_io *io)
 {
 	char __user *ubuf = u64_to_user_ptr(io->buf);
 	u64 pos = io->offset, end = io->offset + io->len;
@@ -729,10 +833,7 @@ static int gpt_copy_pages(struct gpt_pin *pin, const struct gup_pin_io *io,
 		size_t off = offset_in_page(pos);
 		size_t n = min_t(u64, PAGE_SIZE - off, end - pos);
 
-		if (write)
-			ret = gpt_write_page(page, off, n, ubuf, bounce);
-		else
-			ret = gpt_read_page(page, off, n, ubuf, bounce);
+		ret = gpt_read_page(page, off, n, ubuf, bounce);
 		ubuf += n;
 		pos += n;
 		cond_resched();
@@ -744,8 +845,9 @@ static int gpt_copy_pages(struct gpt_pin *pin, const struct gup_pin_io *io,
 /*
  * GUP_PIN_IOC_WRITE / GUP_PIN_IOC_READ: -ENOENT unknown id, -EINVAL empty or
  * out of range, -EPERM writing through a pin the write rule keeps
- * read-only or to a zero or KSM page, -EFAULT bad buffer (a WRITE may then
- * have changed the pages before the fault).
+ * read-only, to a zero or KSM page, or to an anonymous page no longer the
+ * caller's alone (a fork since), -EFAULT bad buffer (a WRITE then changed
+ * nothing), -ENOMEM.
  */
 static long gpt_ioctl_io(struct gpt_file *gf, void __user *argp, bool write)
 {
@@ -761,13 +863,14 @@ static long gpt_ioctl_io(struct gpt_file *gf, void __user *argp, bool write)
 	if (!pin)
 		return -ENOENT;
 	ret = gpt_check_io(pin, &io, write);
+	if (!ret)
+		ret = write ? gpt_write_pages(gf, pin, &io) :
+			      gpt_read_pages(pin, &io);
 	if (ret == -EPERM) {
 		mutex_lock(&gpt_lock);
 		gpt_write_refused++;
 		mutex_unlock(&gpt_lock);
 	}
-	if (!ret)
-		ret = gpt_copy_pages(pin, &io, write);
 	gpt_pin_put(pin);
 	return ret;
 }
@@ -1091,6 +1194,15 @@ static long gpt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	if (gpt_is_version_ioctl(cmd))
 		return gpt_ioctl_version(argp, _IOC_SIZE(cmd));
+	/*
+	 * open() checked CAP_SYS_ADMIN, but a file outlives its opener's
+	 * state: checked again per call (a thread that dropped the
+	 * capability), and only the opener's mm is answered (a fork child,
+	 * or a process the fd was passed to, would reach the opener's pins
+	 * and take pins charged to it).
+	 */
+	if (current->mm != gf->mm || !capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	switch (cmd) {
 	case GUP_PIN_IOC_PIN:
 		return gpt_ioctl_pin(gf, argp);
@@ -1113,12 +1225,15 @@ static int gpt_open(struct inode *inode, struct file *file)
 {
 	struct gpt_file *gf;
 
-	if (!capable(CAP_SYS_ADMIN))
+	/* no mm: a kernel thread has no pages to pin */
+	if (!capable(CAP_SYS_ADMIN) || !current->mm)
 		return -EPERM;
 	gf = kzalloc(sizeof(*gf), GFP_KERNEL);
 	if (!gf)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&gf->pins);
+	gf->mm = current->mm;
+	mmgrab(gf->mm);
 	file->private_data = gf;
 	return nonseekable_open(inode, file);
 }
@@ -1143,6 +1258,7 @@ static int gpt_release(struct inode *inode, struct file *file)
 		list_del_init(&pin->node);
 		gpt_pin_put(pin);
 	}
+	mmdrop(gf->mm);
 	kfree(gf);
 	return 0;
 }
@@ -1163,6 +1279,26 @@ static struct miscdevice gpt_misc = {
 	.mode	= 0600,
 };
 
+/*
+ * DEFINE_SHOW_ATTRIBUTE() with CAP_SYS_ADMIN checked at open, like the
+ * device: the files' mode (0400, root's) lets in a root that dropped the
+ * capability, and "pins" shows where other processes' pins are.
+ */
+#define GPT_DEBUGFS_ATTRIBUTE(__name)					\
+static int __name ## _open(struct inode *inode, struct file *file)	\
+{									\
+	if (!capable(CAP_SYS_ADMIN))					\
+		return -EPERM;						\
+	return single_open(file, __name ## _show, inode->i_private);	\
+}									\
+static const struct file_operations __name ## _fops = {		\
+	.owner		= THIS_MODULE,					\
+	.open		= __name ## _open,				\
+	.read		= seq_read,					\
+	.llseek		= seq_lseek,					\
+	.release	= single_release,				\
+}
+
 /* debugfs "pins": one line per live pin, see docs/ABI/debugfs-gup_pin_test. */
 static int pins_show(struct seq_file *m, void *unused)
 {
@@ -1182,7 +1318,7 @@ static int pins_show(struct seq_file *m, void *unused)
 	mutex_unlock(&gpt_lock);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(pins);
+GPT_DEBUGFS_ATTRIBUTE(pins);
 
 static void gpt_show_bucket(struct seq_file *m, u32 method, u32 flags)
 {
@@ -1220,7 +1356,7 @@ static int counters_show(struct seq_file *m, void *unused)
 	mutex_unlock(&gpt_lock);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(counters);
+GPT_DEBUGFS_ATTRIBUTE(counters);
 
 static int version_show(struct seq_file *m, void *unused)
 {
@@ -1229,7 +1365,7 @@ static int version_show(struct seq_file *m, void *unused)
 		   max_pages_total, GPT_FEATURES);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(version);
+GPT_DEBUGFS_ATTRIBUTE(version);
 
 /*
  * Every file root only (0400), like the device; debugfs itself is mounted

@@ -7,15 +7,19 @@
  * structure or a number below must bump GUP_PIN_TEST_ABI_VERSION.
  *
  * Opening the device takes CAP_SYS_ADMIN (else EPERM), on top of its mode
- * (0600, root).
+ * (0600, root), and so does every ioctl but VERSION, which also answers
+ * only a caller in the mm that opened the device (else EPERM): a fork
+ * child, or a process the fd was passed to, reaches no pin (ABI 4).  The
+ * debugfs files take CAP_SYS_ADMIN to open too.
  *
  * The write rule.  A pin may be written through (GUP_PIN_IOC_WRITE) or
  * released dirty (GUP_UNPIN_DIRTY) only if, when it was taken,
  *  (a) it was taken with GUP_PIN_FLAG_WRITE: GUP handed out writable pages
  *      (a COW copy for a private mapping), or
- *  (b) every pinned page was a page cache page of the file of a VM_SHARED
- *      and VM_WRITE mapping at its address (so the caller held that file
- *      open for writing), and that file's address space can be dirtied
+ *  (b) every pinned page was a page cache page of the regular file of a
+ *      VM_SHARED and VM_WRITE mapping at its address (so the caller held
+ *      that file open for writing; an anon_inode file such as a perf ring
+ *      buffer is not regular: ABI 4), and that file's address space can be dirtied
  *      (->dirty_folio): the read pin of a writable MAP_SHARED file mapping,
  *      the 2018 route.
  * The verdict is taken once, under mmap_lock, when the pin is made (a
@@ -26,7 +30,10 @@
  * shared with a fork child), of MAP_PRIVATE file mappings, of sealed
  * memfds, of files on read-only mounts and of file systems without
  * ->dirty_folio (isofs, squashfs: 6.1's folio_mark_dirty() would call a
- * NULL pointer).  The shared zero page and KSM pages are never written.
+ * NULL pointer).  The shared zero page and KSM pages are never written,
+ * and neither is an anonymous page that is no longer the caller's alone
+ * (a write pin taken with FOLL_GET, then fork(): EPERM from WRITE and from
+ * UNPIN with GUP_UNPIN_DIRTY, checked under mmap_lock at the call; ABI 4).
  */
 #ifndef _UAPI_GUP_PIN_TEST_H
 #define _UAPI_GUP_PIN_TEST_H
@@ -34,7 +41,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GUP_PIN_TEST_ABI_VERSION	3
+#define GUP_PIN_TEST_ABI_VERSION	4
 #define GUP_PIN_TEST_DEVICE		"/dev/gup_test"
 #define GUP_PIN_TEST_DEBUGFS		"/sys/kernel/debug/gup_pin_test"
 

@@ -48,6 +48,7 @@
 #include <limits.h>
 #include <linux/capability.h>
 #include <linux/loop.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +58,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -1416,6 +1418,174 @@ TEST_F(gup_test, fork_shared_anon_read_pin_write_refused)
 }
 
 /*
+ * A WRITE pin taken with get_user_pages() (FOLL_GET): fork() shares the
+ * page with the child (only pages that may be pinned, FOLL_PIN, are copied
+ * at fork), so from then on WRITE and UNPIN DIRTY are refused (ABI 4): the
+ * write would land in the child's memory too.  Still refused once the
+ * parent has written its own copy: the pinned page is then the child's
+ * alone.  The child checks that its memory never changed.
+ */
+TEST_F(gup_test, get_write_pin_then_fork_write_refused)
+{
+	unsigned char *map = map_anon(_metadata, &self->mem, 1);
+	unsigned char junk[64];
+	struct gup_pin_req req;
+	int go[2], status = -1;
+	size_t i;
+	pid_t kid;
+
+	memset(map, 'P', ps);
+	memset(junk, 0xee, sizeof(junk));
+	ASSERT_RET(0, gupdev_pin(&self->dev, map, ps, GUP_PIN_METHOD_GET,
+				 GUP_PIN_FLAG_WRITE, &req));
+	ASSERT_EQ(1U, req.nr_pinned);
+	EXPECT_EQ(1, pin_line_has(req.id, " writable=yes"));
+	ASSERT_EQ(0, pipe(go));
+	kid = fork();
+	ASSERT_LE(0, kid);
+	if (!kid) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		for (i = 0; i < ps; i++)
+			if (map[i] != 'P')
+				_exit(1);
+		_exit(0);
+	}
+	close(go[0]);
+	/* WRITE into a page shared with the fork child */
+	EXPECT_RET(-EPERM, gupdev_write(&self->dev, req.id, 0, junk, sizeof(junk)));
+	EXPECT_RET(-EPERM, gupdev_unpin(&self->dev, req.id, GUP_UNPIN_DIRTY));
+	map[0] = 'Q';	/* the parent's own copy now; the pinned page is the child's */
+	EXPECT_RET(-EPERM, gupdev_write(&self->dev, req.id, 0, junk, sizeof(junk)));
+	EXPECT_EQ(1, write(go[1], "x", 1));
+	close(go[1]);
+	ASSERT_EQ(kid, waitpid(kid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("the child's memory changed (status %#x)", status);
+	EXPECT_RET(0, gupdev_unpin(&self->dev, req.id, 0));
+}
+
+/*
+ * The debugger's breakpoint (private_file_write_pin_is_a_cow_copy), then
+ * fork(): the COW copy the FOLL_GET pin holds is an anonymous page, now
+ * shared with the child: WRITE and UNPIN DIRTY refused (ABI 4).
+ */
+TEST_F(gup_test, force_cow_copy_then_fork_write_refused)
+{
+	unsigned int flags = GUP_PIN_FLAG_WRITE | GUP_PIN_FLAG_FORCE;
+	unsigned char pat[64], first[64];
+	struct gup_pin_req req;
+	unsigned char *map;
+	int go[2], status = -1;
+	pid_t kid;
+
+	if (self->dev.ver.features & GUP_PIN_FEATURE_ALLOW_BROKEN)
+		flags |= GUP_PIN_FLAG_ALLOW_BROKEN;
+	map = map_ext4(_metadata, &self->mem, self->ext4_path, 1, true, true,
+		       TARGET_PREFAULT_READ);
+	ASSERT_RET(0, gupdev_pin(&self->dev, map, ps, GUP_PIN_METHOD_GET,
+				 flags, &req));
+	ASSERT_EQ(1U, req.nr_pinned);
+	memcpy(first, map, sizeof(first));
+	ASSERT_EQ(0, pipe(go));
+	kid = fork();
+	ASSERT_LE(0, kid);
+	if (!kid) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		_exit(memcmp(map, first, sizeof(first)) ? 1 : 0);
+	}
+	close(go[0]);
+	fill(pat, sizeof(pat), 5);
+	EXPECT_RET(-EPERM, gupdev_write(&self->dev, req.id, 0, pat, sizeof(pat)));
+	EXPECT_RET(-EPERM, gupdev_unpin(&self->dev, req.id, GUP_UNPIN_DIRTY));
+	EXPECT_EQ(1, write(go[1], "x", 1));
+	close(go[1]);
+	ASSERT_EQ(kid, waitpid(kid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("the child's copy changed (status %#x)", status);
+	EXPECT_RET(0, gupdev_unpin(&self->dev, req.id, 0));
+	expect_file_unchanged(_metadata, self->mem.fd, ps);
+}
+
+/*
+ * The same with pin_user_pages() (FOLL_PIN): fork() gives the child a copy
+ * of the pinned page, the parent keeps it alone, and WRITE goes on
+ * working; the child never sees it.
+ */
+TEST_F(gup_test, pin_write_pin_survives_fork)
+{
+	unsigned char *map = map_anon(_metadata, &self->mem, 1);
+	unsigned char junk[64];
+	struct gup_pin_req req;
+	int go[2], status = -1;
+	size_t i;
+	pid_t kid;
+
+	memset(map, 'P', ps);
+	memset(junk, 'J', sizeof(junk));
+	ASSERT_RET(0, gupdev_pin(&self->dev, map, ps, GUP_PIN_METHOD_PIN,
+				 GUP_PIN_FLAG_WRITE, &req));
+	ASSERT_EQ(0, pipe(go));
+	kid = fork();
+	ASSERT_LE(0, kid);
+	if (!kid) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		for (i = 0; i < ps; i++)
+			if (map[i] != 'P')
+				_exit(1);
+		_exit(0);
+	}
+	close(go[0]);
+	EXPECT_RET(0, gupdev_write(&self->dev, req.id, 0, junk, sizeof(junk)));
+	EXPECT_EQ('J', map[0]) TH_LOG("the parent's page is the pinned one");
+	EXPECT_EQ(1, write(go[1], "x", 1));
+	close(go[1]);
+	ASSERT_EQ(kid, waitpid(kid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("the child's memory changed (status %#x)", status);
+	EXPECT_RET(0, gupdev_unpin(&self->dev, req.id, GUP_UNPIN_DIRTY));
+}
+
+/*
+ * A read pin of a perf ring buffer mapped PROT_READ|PROT_WRITE, MAP_SHARED:
+ * its pages' mapping is the address space every anon_inode file shares,
+ * which has ->dirty_folio, but the file is not a regular one, and the
+ * write rule's file case wants one (ABI 4): the pin is read-only.
+ */
+TEST_F(gup_test, perf_ring_read_pin_write_refused)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_SW_DUMMY,
+		.disabled = 1,
+	};
+	void *ring;
+	__u32 id;
+	int pfd;
+
+	pfd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, pfd) TH_LOG("perf_event_open: %s", strerror(errno));
+	ring = mmap(NULL, 2 * ps, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
+	ASSERT_NE(MAP_FAILED, ring) TH_LOG("mmap of the ring: %s", strerror(errno));
+	id = read_pin(_metadata, &self->dev, ring, GUP_PIN_METHOD_PIN);
+	expect_read_only_pin(_metadata, &self->dev, id);
+	munmap(ring, 2 * ps);
+	close(pfd);
+}
+
+/*
  * MAP_PRIVATE of a file opened O_RDONLY: a read pin takes the page cache
  * page itself; a write through it would change the file.
  */
@@ -1763,6 +1933,23 @@ TEST_F(gup_test, unprivileged_open_refused)
  * Root without CAP_SYS_ADMIN passes the device's mode (0600, root's) but
  * not the driver's own check: EPERM.
  */
+/*
+ * Drop CAP_SYS_ADMIN from the calling thread's effective set (capset(2)
+ * acts on the thread, not its process).  0, or -1 with errno.
+ */
+static int drop_cap_sys_admin(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
+	return syscall(SYS_capset, &h, d) ? -1 : 0;
+}
+
 TEST_F(gup_test, open_without_cap_sys_admin_eperm)
 {
 	int status = -1;
@@ -1770,17 +1957,8 @@ TEST_F(gup_test, open_without_cap_sys_admin_eperm)
 
 	ASSERT_LE(0, kid);
 	if (!kid) {
-		struct __user_cap_header_struct h = {
-			.version = _LINUX_CAPABILITY_VERSION_3,
-		};
-		struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
-
-		if (syscall(SYS_capget, &h, d))
+		if (drop_cap_sys_admin())
 			_exit(10);
-		d[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &=
-			~CAP_TO_MASK(CAP_SYS_ADMIN);
-		if (syscall(SYS_capset, &h, d))
-			_exit(11);
 		if (open(GUP_PIN_TEST_DEVICE, O_RDWR | O_CLOEXEC) >= 0)
 			_exit(1);
 		_exit(errno == EPERM ? 0 : 2);
@@ -1791,6 +1969,249 @@ TEST_F(gup_test, open_without_cap_sys_admin_eperm)
 		TH_LOG("%s", WEXITSTATUS(status) >= 10 ? "capget/capset failed" :
 		       WEXITSTATUS(status) == 1 ? "opened the device" :
 		       "open failed, but not with EPERM");
+}
+
+/*
+ * The debugfs files take CAP_SYS_ADMIN too (ABI 4): their mode, 0400
+ * root's, lets in a root that dropped it, and "pins" shows every
+ * process's pins.
+ */
+TEST_F(gup_test, debugfs_without_cap_sys_admin_eperm)
+{
+	int status = -1;
+	pid_t kid = fork();
+
+	ASSERT_LE(0, kid);
+	if (!kid) {
+		static const char * const files[] = { "pins", "counters", "version" };
+		char path[256];
+		size_t i;
+
+		if (drop_cap_sys_admin())
+			_exit(10);
+		for (i = 0; i < ARRAY_SIZE(files); i++) {
+			snprintf(path, sizeof(path), "%s/%s",
+				 GUP_PIN_TEST_DEBUGFS, files[i]);
+			if (open(path, O_RDONLY | O_CLOEXEC) >= 0)
+				_exit(1 + i);
+			if (errno != EPERM)
+				_exit(4 + i);
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(kid, waitpid(kid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("status %#x", status);
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("%s", WEXITSTATUS(status) >= 10 ? "capset failed" :
+		       WEXITSTATUS(status) >= 4 ? "a debugfs file: not EPERM" :
+		       "opened a debugfs file without CAP_SYS_ADMIN");
+}
+
+/* ---- the device answers its opener only (ABI 4) ---- */
+
+static const char * const foreign_ops[] = {
+	"READ", "WRITE", "UNPIN", "STATE", "PIN", "BENCH",
+};
+
+/*
+ * From a process (or thread) that is not the device's opener: every ioctl
+ * but VERSION on @dev, pin @id of the opener, must fail with EPERM.
+ * @own is a page of the caller's own.  0, or 1 + the index in foreign_ops
+ * of the first that did not.
+ */
+static int foreign_ioctls(struct gupdev *dev, __u32 id, void *own)
+{
+	unsigned char junk[16];
+	struct gup_page_state st;
+	struct gup_pin_bench b = { 0 };
+	struct gup_pin_req req;
+	__u32 n = 1;
+	int got[ARRAY_SIZE(foreign_ops)];
+	size_t i;
+
+	memset(junk, 0xee, sizeof(junk));
+	got[0] = gupdev_read(dev, id, 0, junk, sizeof(junk));
+	got[1] = gupdev_write(dev, id, 0, junk, sizeof(junk));
+	got[2] = gupdev_unpin(dev, id, 0);
+	got[3] = gupdev_state(dev, id, 0, &st, &n);
+	got[4] = gupdev_pin(dev, own, ps, GUP_PIN_METHOD_PIN_FAST,
+			    GUP_PIN_FLAG_WRITE, &req);
+	b.addr = (uintptr_t)own;
+	b.len = ps;
+	b.method = GUP_PIN_METHOD_PIN_FAST;
+	b.nr_per_call = 1;
+	got[5] = ioctl(dev->fd, GUP_PIN_IOC_BENCH, &b) < 0 ? -errno : 0;
+	for (i = 0; i < ARRAY_SIZE(foreign_ops); i++)
+		if (got[i] != -EPERM)
+			return 1 + i;
+	return 0;
+}
+
+/* After foreign_ioctls(): the opener's pin @id is whole and still its own. */
+static void expect_pin_intact(struct __test_metadata *_metadata,
+			      struct gupdev *dev, __u32 id,
+			      const unsigned char *map)
+{
+	unsigned char got[16];
+	size_t i;
+
+	ASSERT_RET(0, gupdev_read(dev, id, 0, got, sizeof(got)));
+	for (i = 0; i < sizeof(got); i++)
+		ASSERT_EQ('P', got[i]) TH_LOG("byte %zu of the pinned page", i);
+	for (i = 0; i < ps; i++)
+		ASSERT_EQ('P', map[i]) TH_LOG("byte %zu of the opener's page", i);
+	EXPECT_RET(0, gupdev_unpin(dev, id, 0));
+}
+
+static const char *foreign_status(int status)
+{
+	if (!WIFEXITED(status))
+		return "the child did not exit";
+	if (WEXITSTATUS(status) == 0)
+		return "every ioctl refused";
+	if (WEXITSTATUS(status) <= ARRAY_SIZE(foreign_ops))
+		return foreign_ops[WEXITSTATUS(status) - 1];
+	return "the child's set-up failed";
+}
+
+/*
+ * A fork child inherits the fd: it must not read or write the parent's
+ * pinned page, unpin it, see its state, take pins charged to the parent's
+ * open file or run BENCH.  A root child, with CAP_SYS_ADMIN: the mm is
+ * what decides.
+ */
+TEST_F(gup_test, inherited_fd_refused_in_child)
+{
+	unsigned char *map = map_anon(_metadata, &self->mem, 1);
+	struct gup_pin_req req;
+	int status = -1;
+	pid_t kid;
+
+	memset(map, 'P', ps);
+	ASSERT_RET(0, gupdev_pin(&self->dev, map, ps, GUP_PIN_METHOD_PIN_FAST,
+				 GUP_PIN_FLAG_WRITE, &req));
+	kid = fork();
+	ASSERT_LE(0, kid);
+	if (!kid)
+		_exit(foreign_ioctls(&self->dev, req.id, map));
+	ASSERT_EQ(kid, waitpid(kid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("the child's %s was not refused with EPERM",
+		       foreign_status(status));
+	expect_pin_intact(_metadata, &self->dev, req.id, map);
+}
+
+/* The fd passed over a socket (SCM_RIGHTS) to another process. */
+static int recv_fd(int sock)
+{
+	char data, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+	return fd;
+}
+
+static int send_fd(int sock, int fd)
+{
+	char data = 'f', cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+TEST_F(gup_test, passed_fd_refused)
+{
+	unsigned char *map = map_anon(_metadata, &self->mem, 1);
+	struct gup_pin_req req;
+	int sv[2], status = -1;
+	__u32 id;
+	pid_t kid;
+
+	memset(map, 'P', ps);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	kid = fork();
+	ASSERT_LE(0, kid);
+	if (!kid) {
+		struct gupdev d = self->dev;
+
+		close(sv[0]);
+		/* the pin's id, then the fd: opened after the fork */
+		if (read(sv[1], &id, sizeof(id)) != sizeof(id))
+			_exit(20);
+		d.fd = recv_fd(sv[1]);
+		if (d.fd < 0)
+			_exit(21);
+		_exit(foreign_ioctls(&d, id, map));
+	}
+	close(sv[1]);
+	ASSERT_EQ(0, gupdev_open(&self->dev2));
+	ASSERT_RET(0, gupdev_pin(&self->dev2, map, ps, GUP_PIN_METHOD_PIN_FAST,
+				 GUP_PIN_FLAG_WRITE, &req));
+	id = req.id;
+	ASSERT_EQ((ssize_t)sizeof(id), write(sv[0], &id, sizeof(id)));
+	ASSERT_EQ(0, send_fd(sv[0], self->dev2.fd));
+	ASSERT_EQ(kid, waitpid(kid, &status, 0));
+	close(sv[0]);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("the receiver's %s was not refused with EPERM",
+		       foreign_status(status));
+	expect_pin_intact(_metadata, &self->dev2, id, map);
+}
+
+/* A thread of the opener that dropped CAP_SYS_ADMIN: refused per call. */
+struct capless_arg {
+	struct gupdev *dev;
+	__u32 id;
+	void *own;
+	int ret;
+};
+
+static void *capless_thread(void *p)
+{
+	struct capless_arg *a = p;
+
+	a->ret = drop_cap_sys_admin() ? 100 : foreign_ioctls(a->dev, a->id, a->own);
+	return NULL;
+}
+
+TEST_F(gup_test, thread_without_cap_sys_admin_refused)
+{
+	unsigned char *map = map_anon(_metadata, &self->mem, 1);
+	struct capless_arg a = { .dev = &self->dev, .ret = -1 };
+	struct gup_pin_req req;
+	pthread_t t;
+
+	memset(map, 'P', ps);
+	ASSERT_RET(0, gupdev_pin(&self->dev, map, ps, GUP_PIN_METHOD_PIN_FAST,
+				 GUP_PIN_FLAG_WRITE, &req));
+	a.id = req.id;
+	a.own = map;
+	ASSERT_EQ(0, pthread_create(&t, NULL, capless_thread, &a));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	EXPECT_EQ(0, a.ret)
+		TH_LOG("%s", a.ret == 100 ? "capset failed" :
+		       a.ret > 0 ? foreign_ops[a.ret - 1] : "?");
+	expect_pin_intact(_metadata, &self->dev, req.id, map);
 }
 
 /* ---- concurrency ---- */

@@ -191,6 +191,7 @@ struct fz_thread {
 	unsigned long skipped[FZ_OP_COUNT], failed[FZ_OP_COUNT];
 	unsigned long ioctls;
 	int report_fd;			/* a fork child: failures go here */
+	bool not_opener;		/* a fork child: its fds are the parent's */
 };
 
 struct fz_global {
@@ -212,6 +213,8 @@ struct fz_global {
 	bool have_ext4, have_hugetlb, have_uffd, have_debugfs;
 	long long foll_pins_start;	/* foll_pins_held() before the threads, or -1 */
 	bool have_unix;			/* AF_UNIX: SCM_RIGHTS, else pidfd_getfd(2) */
+	bool forked;			/* a fork() since the start: FOLL_GET pins of
+					 * anonymous pages may be shared (set first) */
 	char no_ext4[160], no_hugetlb[160], no_uffd[160];
 	unsigned long vdso, vvar, vvar_pages;
 	unsigned long cap;		/* pages a thread holds at most */
@@ -386,10 +389,13 @@ static void fz_log(struct fz_thread *t, const char *fmt, ...)
 static bool fz_judge(struct fz_thread *t, const struct abi_call *c, int err,
 		     const char *what)
 {
+	struct abi_call cc = *c;
 	struct abi_answers a;
 	char allowed[160];
 
-	abi_answers(c, &a);
+	/* a fork child's every call is from outside the opener's mm */
+	cc.not_opener |= t->not_opener;
+	abi_answers(&cc, &a);
 	fz_log(t, "%s -> %s", what, err ? errno_name(err) : "success");
 	if (err)
 		t->errs[t->op]++;
@@ -407,6 +413,25 @@ static int fz_ioctl(struct fz_thread *t, int fd, unsigned long cmd, void *arg)
 {
 	t->ioctls++;
 	return ioctl(fd, cmd, arg) < 0 ? errno : 0;
+}
+
+/*
+ * Before a fork(): from now on a FOLL_GET pin's anonymous page may be
+ * shared with the child, in every thread (ABI 4 refuses WRITE and UNPIN
+ * DIRTY there).
+ */
+static void fz_forking(struct fz_thread *t)
+{
+	__atomic_store_n(&t->g->forked, true, __ATOMIC_SEQ_CST);
+}
+
+/* May a WRITE or dirty UNPIN of @p meet a page a fork shared? */
+static bool pin_maybe_shared(const struct fz_thread *t, const struct fz_pin *p)
+{
+	return __atomic_load_n(&t->g->forked, __ATOMIC_SEQ_CST) &&
+	       p->method != GUP_PIN_METHOD_PIN && p->method != GUP_PIN_METHOD_PIN_FAST &&
+	       p->method != GUP_PIN_METHOD_PIN_REMOTE &&
+	       p->method != GUP_PIN_METHOD_PIN_UNLOCKED;
 }
 
 static int fz_open(void)
@@ -757,6 +782,9 @@ static void pin_release(struct fz_thread *t, unsigned int i)
 /* Make room for @n more pages under the thread's cap. */
 static void pins_make_room(struct fz_thread *t, unsigned long n)
 {
+	/* a fork child can release nothing (EPERM): it takes nothing either */
+	if (t->not_opener)
+		return;
 	while (t->npins && t->held + n > t->g->cap)
 		pin_release(t, rng_below(&t->rng, t->npins));
 }
@@ -1181,6 +1209,7 @@ static void op_unpin(struct fz_thread *t)
 	if ((flags & GUP_UNPIN_DIRTY) && p->ext4 && p->writable && !pin_has_buffers(t, p))
 		flags &= ~GUP_UNPIN_DIRTY;	/* the 2018 route: not the fuzzer's */
 	c.write_refused = (flags & GUP_UNPIN_DIRTY) && !p->writable;
+	c.write_maybe_refused = (flags & GUP_UNPIN_DIRTY) && pin_maybe_shared(t, p);
 	id = p->id;
 	fd = t->fd[p->fdi];
 	err = fz_unpin_id(t, fd, id, flags);
@@ -1322,6 +1351,7 @@ static void op_io(struct fz_thread *t)
 		break;
 	}
 	c.write_refused = write && !p->writable;
+	c.write_maybe_refused = write && pin_maybe_shared(t, p);
 	if (write && !c.buf_faults && io.buf)
 		memset((void *)(unsigned long)io.buf, 'a' + (int)rng_below(&t->rng, 26), io.len);
 	err = fz_ioctl(t, t->fd[fdi], write ? GUP_PIN_IOC_WRITE : GUP_PIN_IOC_READ, &io);
@@ -1563,6 +1593,8 @@ static void __attribute__((noreturn)) fork_child(struct fz_thread *t, int wfd)
 	unsigned int i, k = 3 + rng_below(&t->rng, 20);
 
 	t->report_fd = wfd;
+	/* the fds are the parent's: every call but VERSION is EPERM (ABI 4) */
+	t->not_opener = true;
 	for (i = 0; i < k; i++) {
 		op_dispatch(t, ops[rng_below(&t->rng, ARRAY_SIZE(ops))]);
 		/* stay within the headroom the parent left */
@@ -1671,6 +1703,7 @@ static void op_fork(struct fz_thread *t)
 		t->skipped[t->op]++;
 		return;
 	}
+	fz_forking(t);
 	pid = fork();
 	if (pid < 0) {
 		close(pfd[0]);
@@ -1769,6 +1802,7 @@ static void op_kill(struct fz_thread *t)
 	pid_t pid;
 
 	pins_make_room(t, FZ_HEADROOM);
+	fz_forking(t);
 	pid = fork();
 	if (pid < 0) {
 		t->skipped[t->op]++;
@@ -1904,7 +1938,8 @@ static void __attribute__((noreturn)) pass_child(struct fz_thread *t, int sock, 
 static void pass_across(struct fz_thread *t)
 {
 	int sv[2] = { -1, -1 }, up[2], down[2], msg[2], nfd = -1, status;
-	struct abi_call c = { .ioctl = ABI_STATE };
+	/* the parent is not the opener of the fd the child passes */
+	struct abi_call c = { .ioctl = ABI_STATE, .not_opener = true };
 	struct gup_pin_state_req r = { .count = 1 };
 	char what[128];
 	pid_t pid;
@@ -1914,6 +1949,7 @@ static void pass_across(struct fz_thread *t)
 		return;
 	if (pipe2(up, O_CLOEXEC) || pipe2(down, O_CLOEXEC))
 		return;
+	fz_forking(t);
 	pid = fork();
 	if (pid == 0) {
 		t->report_fd = -2;
@@ -2178,6 +2214,8 @@ static void op_uffd(struct fz_thread *t)
 		io.len = FZ_MIN(len, ps);
 		io.buf = (unsigned long)region;
 		c.ioctl = j.kind == UF_WRITE_BUF ? ABI_WRITE : ABI_READ;
+		c.write_maybe_refused = j.kind == UF_WRITE_BUF &&
+					pin_maybe_shared(t, &t->pins[t->npins - 1]);
 		j.cmd = j.kind == UF_WRITE_BUF ? GUP_PIN_IOC_WRITE : GUP_PIN_IOC_READ;
 		j.arg = (unsigned long)&io;
 		break;

@@ -136,6 +136,8 @@ static void abi_pin_use_answers(const struct abi_call *c, struct abi_answers *a)
 		answer(a, EPERM);
 		certain = true;
 	}
+	if (c->write_maybe_refused)
+		answer(a, EPERM);
 	if (c->buf_faults || c->buf_maybe_faults)
 		answer(a, EFAULT);
 	certain |= c->buf_faults;
@@ -144,13 +146,14 @@ static void abi_pin_use_answers(const struct abi_call *c, struct abi_answers *a)
 		answer(a, ENOMEM);
 	a->success = !certain;
 	a->why = certain ?
-		 "a reserved field, a zero length or a range beyond the pinned pages is EINVAL, an id that is not a live pin of this file ENOENT, a write or dirty release the write rule refuses EPERM, an inaccessible buffer EFAULT" :
+		 "a reserved field, a zero length or a range beyond the pinned pages is EINVAL, an id that is not a live pin of this file ENOENT, a write or dirty release the write rule refuses EPERM (or an anonymous page shared by a fork since), an inaccessible buffer EFAULT" :
 		 "a well-formed request on a live pin of this file succeeds (EFAULT only where its buffer may fault)";
 }
 
 void abi_answers(const struct abi_call *c, struct abi_answers *a)
 {
 	const struct abi_check first[] = {
+		{ c->not_opener && c->ioctl != ABI_VERSION, EPERM, "every ioctl but VERSION from outside the mm that opened the device (a fork child, a passed fd) is EPERM, before its argument is read (ABI 4, gpt_ioctl())" },
 		{ c->ioctl == ABI_UNKNOWN, ENOTTY, "an ioctl number the driver does not know, or a known number with another size, is ENOTTY" },
 		{ c->arg_faults, EFAULT, "every ioctl first copies its argument structure: EFAULT when it cannot" },
 		{ c->ioctl == ABI_VERSION && c->out_faults, EFAULT, "VERSION copies its answer out: EFAULT when it cannot" },

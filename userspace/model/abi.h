@@ -54,6 +54,12 @@ struct abi_call {
 	bool unknown_id;	/* not a live pin of this open file */
 	bool out_of_range;	/* WRITE/READ/STATE beyond the pinned pages */
 	bool write_refused;	/* WRITE or UNPIN DIRTY the write rule refuses */
+	bool write_maybe_refused; /* ... an anonymous page of it may no longer be
+				 * the caller's alone (a FOLL_GET pin, a fork
+				 * since): EPERM or not (ABI 4) */
+	bool not_opener;	/* the caller is not in the mm that opened the
+				 * fd (a fork child, a passed fd): every ioctl
+				 * but VERSION is EPERM (ABI 4) */
 	bool buf_faults;	/* WRITE/READ buffer or STATE array certainly
 				 * not accessible for what will be copied */
 	bool buf_maybe_faults;	/* ... perhaps not (blocked, released) */
