@@ -623,6 +623,44 @@ static long gpt_ioctl_pin(struct gpt_file *gf, void __user *argp)
 }
 
 /*
+ * Is @page an anonymous page its mm no longer holds alone?  A FOLL_GET
+ * reference does not keep fork() from sharing the page with the child
+ * (copy_present_pte() copies only pages that may be pinned, FOLL_PIN: 6.1's
+ * mm/memory.c:920-945), and after a COW fault the pinned page is the other
+ * process's alone; PG_anon_exclusive is clear from the fork on.  A hugetlb
+ * folio keeps the flag on its head page, and so does a THP mapped by a PMD
+ * in 6.1 (include/linux/page-flags.h:1024-1029, mm/huge_memory.c:2206;
+ * 6.12 sets it on every page).  KSM pages are never exclusive.  The caller
+ * holds mmap_lock: fork() holds it for writing while it shares pages
+ * (dup_mmap()), so the answer stays true until the caller unlocks.
+ */
+static bool gpt_anon_not_exclusive(struct page *page)
+{
+	struct folio *folio = page_folio(page);
+
+	if (!folio_test_anon(folio))
+		return false;
+	if (folio_test_ksm(folio))
+		return true;
+	if (folio_test_hugetlb(folio) ||
+	    (folio_test_large(folio) && folio_entire_mapcount(folio) > 0))
+		page = &folio->page;
+	return !PageAnonExclusive(page);
+}
+
+/* Any page of @pin in [@first, @last) gpt_anon_not_exclusive()? */
+static bool gpt_pin_anon_shared(const struct gpt_pin *pin, u64 first,
+				u64 last)
+{
+	u64 i;
+
+	for (i = first; i < last; i++)
+		if (gpt_anon_not_exclusive(pin->pages[i]))
+			return true;
+	return false;
+}
+
+/*
  * GUP_PIN_IOC_UNPIN: -EINVAL for unknown flags, -ENOENT for unknown ids,
  * -EPERM for GUP_UNPIN_DIRTY on a pin the write rule keeps clean or with
  * an anonymous page no longer the caller's alone (the pin stays), -EINTR
@@ -694,44 +732,6 @@ static bool gpt_page_unwritable(struct page *page)
 		return true;
 	return folio_test_large(folio) && !folio_test_anon(folio) &&
 	       !folio_test_hugetlb(folio) && !READ_ONCE(folio->mapping);
-}
-
-/*
- * Is @page an anonymous page its mm no longer holds alone?  A FOLL_GET
- * reference does not keep fork() from sharing the page with the child
- * (copy_present_pte() copies only pages that may be pinned, FOLL_PIN: 6.1's
- * mm/memory.c:920-945), and after a COW fault the pinned page is the other
- * process's alone; PG_anon_exclusive is clear from the fork on.  A hugetlb
- * folio keeps the flag on its head page, and so does a THP mapped by a PMD
- * in 6.1 (include/linux/page-flags.h:1024-1029, mm/huge_memory.c:2206;
- * 6.12 sets it on every page).  KSM pages are never exclusive.  The caller
- * holds mmap_lock: fork() holds it for writing while it shares pages
- * (dup_mmap()), so the answer stays true until the caller unlocks.
- */
-static bool gpt_anon_not_exclusive(struct page *page)
-{
-	struct folio *folio = page_folio(page);
-
-	if (!folio_test_anon(folio))
-		return false;
-	if (folio_test_ksm(folio))
-		return true;
-	if (folio_test_hugetlb(folio) ||
-	    (folio_test_large(folio) && folio_entire_mapcount(folio) > 0))
-		page = &folio->page;
-	return !PageAnonExclusive(page);
-}
-
-/* Any page of @pin in [@first, @last) gpt_anon_not_exclusive()? */
-static bool gpt_pin_anon_shared(const struct gpt_pin *pin, u64 first,
-				u64 last)
-{
-	u64 i;
-
-	for (i = first; i < last; i++)
-		if (gpt_anon_not_exclusive(pin->pages[i]))
-			return true;
-	return false;
 }
 
 /*
