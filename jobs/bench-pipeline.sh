@@ -28,6 +28,7 @@ set -euo pipefail
 . "$(dirname "$0")/../patches/flavours.sh"
 # shellcheck source=lib.sh
 . "$LAB_ROOT/jobs/lib.sh"
+job_guard "$@"
 
 boots=5 checks=1 dwarf=24 results=''
 while [ $# -gt 0 ]; do
@@ -149,7 +150,7 @@ done
 : >"$out/dwarf.jsonl"
 if [ "$dwarf" -gt 0 ]; then
 	kb=$(flavour_dir stock)/build
-	scratch=$(mktemp -d)
+	scratch=$(job_tmpdir)
 	n=0
 	# K spread evenly over the three directories' objects, in name order
 	# (K no more than there are)

@@ -29,6 +29,7 @@ set -euo pipefail
 . "$(dirname "$0")/../patches/flavours.sh"
 # shellcheck source=lib.sh
 . "$LAB_ROOT/jobs/lib.sh"
+job_guard "$@"
 
 usage() {
 	sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
@@ -56,7 +57,7 @@ job_flavours bench "${flavours[@]}" >/dev/null || exit 2
 
 job_userspace
 gupctl=$LAB_ROOT/userspace/gupctl
-tmp=$(mktemp -d)
+tmp=$(job_tmpdir)
 trap 'rm -rf "$tmp"' EXIT
 results_begin bench "$results"
 out=$RESULTS_DIR

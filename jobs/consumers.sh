@@ -43,6 +43,7 @@ set -euo pipefail
 . "$(dirname "$0")/../patches/flavours.sh"
 # shellcheck source=lib.sh
 . "$LAB_ROOT/jobs/lib.sh"
+job_guard "$@"
 
 usage() {
 	sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'
@@ -68,7 +69,7 @@ mapfile -t flavours <<<"$list"
 
 job_userspace
 gupctl=$LAB_ROOT/userspace/gupctl
-tmp=$(mktemp -d)
+tmp=$(job_tmpdir)
 trap 'rm -rf "$tmp"' EXIT
 # A registered kernel given no POLICY=: its policy, read from its kernel
 # first (one boot, cached).

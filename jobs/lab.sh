@@ -30,6 +30,7 @@ set -euo pipefail
 . "$(dirname "$0")/../patches/flavours.sh"
 # shellcheck source=lib.sh
 . "$LAB_ROOT/jobs/lib.sh"
+job_guard "$@"
 
 case ${1:-} in
 -h | --help) sed -n '2,/^set /{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;

@@ -4,6 +4,32 @@
 
 LAB_RESULTS=${GUP_LAB_RESULTS:-$LAB_ROOT/results}
 
+# job_guard "$@": a job's first call, with its arguments.  The job runs
+# again (exec: the same PID) with a token of its own added to GUP_LAB_JOBS,
+# which everything it starts inherits, and jobs/guard.sh waits for it in a
+# session of its own: however the job ends, SIGKILL included, its QEMUs,
+# builds and subshells die with it and its temporary directories
+# (job_tmpdir) go.  The exec is what puts the token in the environment
+# /proc/PID/environ shows for a forked subshell too (its job's, as it was
+# executed).
+job_guard() {
+	local token
+	if [ "${GUP_LAB_JOB_PID:-}" != "$$" ]; then
+		token="$$-$(date +%s%N)"
+		GUP_LAB_JOBS="${GUP_LAB_JOBS:+$GUP_LAB_JOBS }$token" \
+			GUP_LAB_JOB_PID=$$ GUP_LAB_JOB_TOKEN=$token exec bash "$0" "$@"
+	fi
+	# in a subshell: not a child the job's own `wait` would wait for
+	(setsid env -u GUP_LAB_JOBS "$LAB_ROOT/jobs/guard.sh" "$$" "$GUP_LAB_JOB_TOKEN" \
+		</dev/null >/dev/null 2>&1 &)
+}
+
+# job_tmpdir: a temporary directory of the job's, which jobs/guard.sh
+# removes once the job is over (a trap of the job's own may do it first).
+job_tmpdir() {
+	mktemp -d "${TMPDIR:-/tmp}/gup-lab.${GUP_LAB_JOB_TOKEN:-nojob}.XXXXXX"
+}
+
 # job_flavours JOB [FLAVOUR...]: the flavours a job runs, one per line:
 # those given, or every one in patches/flavours.  A name may carry config
 # overlays (FLAVOUR+NAME..., patches/overlays/NAME.fragment: patches/flavours.sh's
@@ -43,7 +69,7 @@ job_detect() {
 	local f d
 	for f in "$@"; do
 		[ "$(flavour_policy "$f")" = detect ] || continue
-		d=$(mktemp -d)
+		d=$(job_tmpdir)
 		log "$f: detecting its GUP policy (one boot: the kernel's facts, then probe cells)"
 		if ! "$LAB_ROOT/rootfs/stage-guest.sh" "$f" "$d/stage" >"$d/stage.log" 2>&1; then
 			tail -8 "$d/stage.log" >&2
@@ -120,7 +146,7 @@ job_parallel() {
 	shift
 	[ "${V:-0}" != 1 ] || n=1
 	[[ $n =~ ^[1-9][0-9]*$ ]] || die "GUP_LAB_GUESTS must be a number from 1, not '$n'"
-	dir=$(mktemp -d)
+	dir=$(job_tmpdir)
 	for ((i = 0; i < $#; i++)); do
 		while [ "$(jobs -rp | wc -l)" -ge "$n" ]; do
 			wait -n || true
@@ -232,6 +258,8 @@ results_begin() {
 	RESULTS_DIR=$(cd "$dir" && pwd)
 	# in progress until results_end (qemu/prune-runs.sh leaves it alone)
 	echo $$ >"$RESULTS_DIR/.running"
+	# a guest killed from outside says so here (qemu/run.sh): no run.json
+	export GUP_LAB_INTERRUPTED=$RESULTS_DIR/.interrupted
 }
 
 # results_flavour NAME KEY=VALUE...: one entry of run.json's "flavours"
@@ -273,6 +301,15 @@ results_flavour() {
 # chose the directory) and print "results: PATH", the job's last line.
 results_end() {
 	local wall commit=$RESULTS_COMMIT
+	# An interrupted guest (qemu/run.sh) makes no finished run: the
+	# directory keeps what came back, without run.json, which jobs/docs.sh
+	# and the latest links require.
+	if [ -s "$RESULTS_DIR/.interrupted" ]; then
+		sed 's/^/# interrupted: /' "$RESULTS_DIR/.interrupted"
+		rm -f "$RESULTS_DIR/.running"
+		log "$RESULTS_DIR: not a finished run (a guest was interrupted): no run.json"
+		return 1
+	fi
 	wall=$(echo "$(date +%s.%N) - $RESULTS_T0" | bc)
 	shopt -s nullglob
 	local parts=("$RESULTS_DIR"/.flavour-*.json)
@@ -283,11 +320,22 @@ results_end() {
 		--argjson wall "$(printf '%.1f' "$wall")" \
 		'{job: $job, commit: $commit, date: $date,
 		  source_packages: ([.[].source_package | select(.)] | unique),
-		  wall_seconds: $wall, flavours: .}' >"$RESULTS_DIR/run.json"
+		  wall_seconds: $wall, flavours: .}' >"$RESULTS_DIR/.run.json.tmp"
+	# run.json is what makes the directory a finished run (jobs/docs.sh):
+	# renamed into place whole, never half written (a kill, a full disk)
+	mv "$RESULTS_DIR/.run.json.tmp" "$RESULTS_DIR/run.json"
 	rm -f "${parts[@]}" "$RESULTS_DIR/.running"
 	if [ "$RESULTS_LINK" = 1 ]; then
-		ln -sfn "$(basename "$RESULTS_DIR")" "$LAB_RESULTS/$RESULTS_JOB/latest"
-		ln -sfn "$RESULTS_JOB/$(basename "$RESULTS_DIR")" "$LAB_RESULTS/latest"
+		_results_link "$(basename "$RESULTS_DIR")" "$LAB_RESULTS/$RESULTS_JOB/latest"
+		_results_link "$RESULTS_JOB/$(basename "$RESULTS_DIR")" "$LAB_RESULTS/latest"
 	fi
 	echo "results: $RESULTS_DIR"
+}
+
+# _results_link TARGET LINK: LINK points at TARGET, replaced by a rename:
+# at every moment it names either the old run or the new one (ln -sfn
+# removes it first).
+_results_link() {
+	ln -sfn "$1" "$2.tmp.$$"
+	mv -T "$2.tmp.$$" "$2"
 }

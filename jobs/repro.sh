@@ -40,6 +40,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib.sh
 . jobs/lib.sh
+job_guard "$@"
 
 usage() {
 	cat <<USAGE

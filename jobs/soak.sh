@@ -35,6 +35,7 @@ set -euo pipefail
 . "$(dirname "$0")/../patches/flavours.sh"
 # shellcheck source=lib.sh
 . "$LAB_ROOT/jobs/lib.sh"
+job_guard "$@"
 
 usage() {
 	sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
@@ -75,7 +76,7 @@ fi
 job_userspace
 results_begin soak "$results"
 out=$RESULTS_DIR
-work=$(mktemp -d)
+work=$(job_tmpdir)
 trap 'rm -rf "$work"' EXIT
 
 bad=0

@@ -24,12 +24,14 @@ key=$key-$(hash_inputs "$LAB_ROOT/Kbuild" "$LAB_ROOT"/module/Kbuild \
 dir=$LAB_CACHE/modules/$key
 # Two jobs at once (make lab runs the matrix and the consumers together)
 # may want the same module: one builds it, the other waits and finds it.
-if [ ! -f "$dir/module/gup_pin_test.ko" ]; then
+# .gup-lab-built, written last, says the module is whole and built without
+# a warning (a build killed half way may leave a .ko of some sort).
+if [ ! -f "$dir/.gup-lab-built" ]; then
 	mkdir -p "$LAB_CACHE/modules"
 	exec 9>"$dir.lock"
 	flock 9
 fi
-if [ ! -f "$dir/module/gup_pin_test.ko" ]; then
+if [ ! -f "$dir/.gup-lab-built" ]; then
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	cp -a "$LAB_ROOT/Kbuild" "$LAB_ROOT/module" "$dir/"
@@ -43,5 +45,6 @@ if [ ! -f "$dir/module/gup_pin_test.ko" ]; then
 		rm -f "$dir/module/gup_pin_test.ko"
 		die "gup_pin_test.ko builds with warnings against $ktree"
 	fi
+	touch "$dir/.gup-lab-built"
 fi
 echo "$dir/module/gup_pin_test.ko"

@@ -7,6 +7,10 @@
 # 125 when the console shows a kernel problem (oops, BUG, WARNING, panic,
 # hung task; see qemu/scan-console.sh) unless --allow-kernel-reports;
 # 124 when the guest neither finished nor crashed before --timeout;
+# 128+N when QEMU was killed by signal N from outside (not by --timeout)
+# before the guest reported: the run was interrupted, said on stderr, in
+# the report ("interrupted") and, when GUP_LAB_INTERRUPTED names a file
+# (jobs/lib.sh's results_begin), appended there;
 # 2 for usage errors, and when KVM is forced (--kvm, GUP_LAB_ACCEL=kvm) but
 # not usable here (qemu/accel.sh).
 set -euo pipefail
@@ -238,8 +242,17 @@ wall=$(echo "$(date +%s.%N) - $start" | bc)
 guest_status=$(sed -n 's/^GUP-LAB-EXIT \([0-9]*\).*/\1/p' "$out/exit.log" 2>/dev/null | head -1)
 scan=$("$LAB_ROOT/qemu/scan-console.sh" "$out/console.log" "$([ "$raw_trace" = 1 ] || echo "$kdir")")
 verdict=$(echo "$scan" | sed -n 's/^verdict=//p')
-timed_out=0
-[ "$qemu_status" != 124 ] && [ "$qemu_status" != 137 ] || timed_out=1
+timed_out=0 interrupted=''
+if [ "$qemu_status" = 124 ]; then
+	timed_out=1
+elif [ "$interactive" = 0 ] && [ "$qemu_status" -gt 128 ]; then
+	# 137 is also timeout's own SIGKILL, -k 10 s after a TERM QEMU ignored
+	if [ "$(echo "$wall >= $timeout_s" | bc)" = 1 ]; then
+		timed_out=1
+	else
+		interrupted="QEMU was killed by signal $((qemu_status - 128)) after $(printf '%.1f' "$wall") s, not by the runner's --timeout"
+	fi
+fi
 
 if [ -n "$results" ]; then
 	mkdir -p "$results"
@@ -266,6 +279,7 @@ jq -n --arg flavour "$flavour" --arg kernel_dir "$kdir" --arg run_dir "$out" \
 	done | jq -Rn '[inputs] | [range(0; length; 2) as $i | {(.[$i]): .[$i + 1]}] | add')" \
 	--argjson guest_status "${guest_status:-null}" --arg kernel_verdict "$verdict" \
 	--argjson timed_out "$([ "$timed_out" = 1 ] && echo true || echo false)" \
+	--arg interrupted "$interrupted" \
 	--argjson wall_seconds "$(printf '%.1f' "$wall")" \
 	--argjson prepare_seconds "$(printf '%.2f' "$(echo "$start - $t_begin" | bc)")" \
 	--argjson qemu_seconds "$(printf '%.2f' "$wall")" \
@@ -274,7 +288,8 @@ jq -n --arg flavour "$flavour" --arg kernel_dir "$kdir" --arg run_dir "$out" \
 	--argjson guest_last_seconds "${guest_last:-null}" \
 	--arg first_report "$(echo "$scan" | sed -n 's/^first_report=//p')" \
 	--arg accel "$ACCEL" --arg accel_why "$ACCEL_WHY" \
-	'$ARGS.named | .first_report |= (if . == "" then null else . end)' \
+	'$ARGS.named | .first_report |= (if . == "" then null else . end)
+	 | .interrupted |= (if . == "" then null else . end)' \
 	>"$out/report"
 [ -z "$report" ] || cp "$out/report" "$report"
 # Every boot of a job, one report a line (make bench-pipeline counts them).
@@ -283,6 +298,11 @@ jq -n --arg flavour "$flavour" --arg kernel_dir "$kdir" --arg run_dir "$out" \
 if [ "$verdict" != clean ]; then
 	echo "$scan" | sed 1d >&2
 	log "$flavour: KERNEL $verdict reported on the console (log: $out/console.log)"
+fi
+if [ -z "$guest_status" ] && [ -n "$interrupted" ]; then
+	log "$flavour: INTERRUPTED: $interrupted (log: $out/console.log)"
+	[ -z "${GUP_LAB_INTERRUPTED:-}" ] || echo "$flavour: $interrupted" >>"$GUP_LAB_INTERRUPTED"
+	exit "$qemu_status"
 fi
 if [ -z "$guest_status" ]; then
 	if [ "$timed_out" = 1 ]; then

@@ -58,7 +58,6 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -2101,81 +2100,60 @@ TEST_F(gup_test, inherited_fd_refused_in_child)
 	expect_pin_intact(_metadata, &self->dev, req.id, map);
 }
 
-/* The fd passed over a socket (SCM_RIGHTS) to another process. */
-static int recv_fd(int sock)
+/*
+ * The fd passed to another process: pidfd_getfd(2) puts the opener's file
+ * in the other process's table, as SCM_RIGHTS over a socket would (the
+ * lab's kernels have no AF_UNIX).  The fd is opened after the fork, so it
+ * is not inherited.
+ */
+static int take_fd(pid_t pid, int fd)
 {
-	char data, cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *c;
-	int fd;
+	int pidfd = syscall(SYS_pidfd_open, pid, 0), nfd;
 
-	if (recvmsg(sock, &msg, 0) != 1)
+	if (pidfd < 0)
 		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(c), sizeof(fd));
-	return fd;
-}
-
-static int send_fd(int sock, int fd)
-{
-	char data = 'f', cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(fd));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+	nfd = syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	close(pidfd);
+	return nfd;
 }
 
 TEST_F(gup_test, passed_fd_refused)
 {
 	unsigned char *map = map_anon(_metadata, &self->mem, 1);
 	struct gup_pin_req req;
-	int sv[2], status = -1;
-	__u32 id;
+	int to_kid[2], status = -1;
+	__u32 msg[2];
 	pid_t kid;
 
 	memset(map, 'P', ps);
-	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	ASSERT_EQ(0, pipe(to_kid));
 	kid = fork();
 	ASSERT_LE(0, kid);
 	if (!kid) {
 		struct gupdev d = self->dev;
 
-		close(sv[0]);
-		/* the pin's id, then the fd: opened after the fork */
-		if (read(sv[1], &id, sizeof(id)) != sizeof(id))
+		close(to_kid[1]);
+		/* the pin's id and the opener's fd number, then take the fd */
+		if (read(to_kid[0], msg, sizeof(msg)) != sizeof(msg))
 			_exit(20);
-		d.fd = recv_fd(sv[1]);
+		d.fd = take_fd(getppid(), msg[1]);
 		if (d.fd < 0)
 			_exit(21);
-		_exit(foreign_ioctls(&d, id, map));
+		_exit(foreign_ioctls(&d, msg[0], map));
 	}
-	close(sv[1]);
+	close(to_kid[0]);
 	ASSERT_EQ(0, gupdev_open(&self->dev2));
 	ASSERT_RET(0, gupdev_pin(&self->dev2, map, ps, GUP_PIN_METHOD_PIN_FAST,
 				 GUP_PIN_FLAG_WRITE, &req));
-	id = req.id;
-	ASSERT_EQ((ssize_t)sizeof(id), write(sv[0], &id, sizeof(id)));
-	ASSERT_EQ(0, send_fd(sv[0], self->dev2.fd));
+	msg[0] = req.id;
+	msg[1] = self->dev2.fd;
+	ASSERT_EQ((ssize_t)sizeof(msg), write(to_kid[1], msg, sizeof(msg)));
 	ASSERT_EQ(kid, waitpid(kid, &status, 0));
-	close(sv[0]);
+	close(to_kid[1]);
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		TH_LOG("the receiver's %s was not refused with EPERM",
 		       foreign_status(status));
-	expect_pin_intact(_metadata, &self->dev2, id, map);
+	expect_pin_intact(_metadata, &self->dev2, req.id, map);
 }
 
 /* A thread of the opener that dropped CAP_SYS_ADMIN: refused per call. */
