@@ -8,7 +8,11 @@
 #   3. one boot (jobs/guest/soak.sh): kmemleak cleared, the module
 #      loaded, the driver selftests, the long fuzz (gupctl fuzz,
 #      docs/gupctl.md), every fd closed (the fuzzer exits), no pin left,
-#      rmmod, a kmemleak scan.  Every kernel report on this boot's
+#      then the fuzz again under each kind of the kernel's fault injection
+#      (failslab, fail_page_alloc, fail_usercopy, fail_make_request:
+#      gupctl fuzz --inject), rmmod, a kmemleak scan; the module's line
+#      coverage under the fuzz without and with the injections (gcov:
+#      module/coverage.sh).  Every kernel report on this boot's
 #      console fails, and so does every leak, but a
 #      series' own documented finding (series_findings[] in
 #      userspace/model/policy.c: gupctl report --findings), listed as such;
@@ -22,6 +26,9 @@
 #   jobs/soak.sh [options] [FLAVOUR...]
 #   --ops N          the fuzz's operations (100000), on --threads T (4)
 #   --seed S         the fuzz's seed (default: the run's date, YYYYMMDD)
+#   --inject-ops N   each fault-injection fuzz's operations (10000); 0: none
+#   --inject-percent P
+#                    how often an injected kind fails, in percent (10)
 #   --quick          the reproduction's 5 cells (jobs/repro.sh --quick)
 #   --no-matrix, --no-repro
 #                    leave those steps out (said so in the results)
@@ -42,12 +49,17 @@ usage() {
 }
 
 ops=100000 threads=4 seed=$(date -u +%Y%m%d) quick=() matrix=1 repro=1 results=''
+inject_ops=10000 inject_percent=10
+# the kernel's fault injection, by debugfs name (jobs/guest/soak.sh)
+inject_kinds="failslab fail_page_alloc fail_usercopy fail_make_request"
 flavours=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--ops) ops=${2:?--ops needs N}; shift ;;
 	--threads) threads=${2:?--threads needs T}; shift ;;
 	--seed) seed=${2:?--seed needs S}; shift ;;
+	--inject-ops) inject_ops=${2:?--inject-ops needs N}; shift ;;
+	--inject-percent) inject_percent=${2:?--inject-percent needs P}; shift ;;
 	--quick) quick=(--quick) ;;
 	--no-matrix) matrix=0 ;;
 	--no-repro) repro=0 ;;
@@ -68,10 +80,12 @@ for f in "${flavours[@]}"; do
 		exit 2
 	}
 done
-if ! [[ $ops =~ ^[0-9]+$ && $threads =~ ^[0-9]+$ ]]; then
-	echo "jobs/soak.sh: --ops and --threads take numbers" >&2
+if ! [[ $ops =~ ^[0-9]+$ && $threads =~ ^[0-9]+$ && $inject_ops =~ ^[0-9]+$ &&
+	$inject_percent =~ ^[0-9]+$ ]] || [ "$inject_percent" -gt 100 ]; then
+	echo "jobs/soak.sh: --ops, --threads, --inject-ops take numbers, --inject-percent 0-100" >&2
 	exit 2
 fi
+[ "$inject_ops" -gt 0 ] || inject_kinds=''
 
 job_userspace
 results_begin soak "$results"
@@ -114,13 +128,29 @@ for f in "${flavours[@]}"; do
 			--allow-kernel-reports --files "$stage" --results "$guest_out" \
 			--report "$out/$d.report" --out "$work/$d.run" \
 			--env "FUZZ_SEED=$seed" --env "FUZZ_OPS=$ops" --env "FUZZ_THREADS=$threads" \
+			--env "FUZZ_INJECT=$inject_kinds" --env "FUZZ_INJECT_OPS=$inject_ops" \
+			--env "FUZZ_INJECT_PERCENT=$inject_percent" \
 			--exec 'bash /lab/guest/soak.sh' \
 			>"$out/$d.runner.log" 2>&1 || true
 		cp "$work/$d.run/console.log" "$out/$d.console.log" 2>/dev/null || true
 		for x in selftest.tap fuzz.ktap fuzz.json kmemleak; do
 			cp "$guest_out/$x" "$out/$d.$x" 2>/dev/null || true
 		done
+		for x in inject gcov; do
+			[ ! -d "$guest_out/$x" ] || cp -r "$guest_out/$x" "$out/$d.$x"
+		done
 	fi
+	# the module's line coverage: the .gcda the guest saved, the .gcno of
+	# the module it loaded (module/build.sh prints it, cached)
+	ko=$("$LAB_ROOT/module/build.sh" "$d" 2>/dev/null) || ko=''
+	for x in selftest fuzz faults; do
+		if [ -z "$ko" ] || ! [ -s "$out/$d.gcov/$x.gcda" ]; then
+			continue
+		fi
+		"$LAB_ROOT/module/coverage.sh" "$out/$d.gcov/$x.gcda" "$ko" \
+			>"$out/$d.gcov/$x.json" 2>>"$out/$d.gcov.log" ||
+			rm -f "$out/$d.gcov/$x.json"
+	done
 	# each report is the lab's (a failure) or a series' own documented
 	# finding (userspace/model/policy.c, series_findings[]): listed, not failed
 	if [ -s "$out/$d.console.log" ]; then
@@ -149,8 +179,29 @@ for f in "${flavours[@]}"; do
 		echo "# $d: reproduction exit $rstatus ($d.repro.log, $d.repro/)"
 	fi
 
-	# the flavour's document (docs/results.md, "The soak's files")
+	# each injected kind's fuzz, and the coverage figures
 	r=$guest_out
+	for k in $inject_kinds; do
+		i=$r/inject/$k
+		jq -n --arg kind "$k" --arg status "$(cat "$i.status" 2>/dev/null)" \
+			--arg injected "$(cat "$i.injected" 2>/dev/null)" \
+			--arg counters "$(cat "$i.counters" 2>/dev/null)" \
+			--arg missing "$(cat "$i.missing" 2>/dev/null)" \
+			--slurpfile fuzz <(cat "$i.json" 2>/dev/null || echo null) '
+			def num: if . == "" then null else tonumber end;
+			def counter($k): ($counters | capture(" " + $k + "=(?<v>[0-9]+)").v | tonumber)? // null;
+			{kind: $kind, not_in_kernel: (if $missing == "" then null else $missing end),
+			 status: ($status | num), injected: ($injected | num),
+			 answers_injected: ($fuzz[0] // {} | [.kinds[]?.injected] | add),
+			 pins_left: {pins_live: counter("pins_live"), pages_pinned: counter("pages_pinned")},
+			 summary: $fuzz[0]}'
+	done | jq -s . >"$work/$d.inject.json"
+	for x in selftest fuzz faults; do
+		jq -c '{lines, reached, percent, unreached: (.unreached | length)}' \
+			"$out/$d.gcov/$x.json" 2>/dev/null || echo null
+	done | jq -s '{selftest: .[0], fuzz: .[1], faults: .[2]}' >"$work/$d.coverage.json"
+
+	# the flavour's document (docs/results.md, "The soak's files")
 	jq -n --arg flavour "$d" --arg base "$f" --arg policy "$policy" \
 		--arg release "$(cat "$r/release" 2>/dev/null)" \
 		--argjson boot_report "$(cat "$work/$d.boot.report" 2>/dev/null || echo null)" \
@@ -167,6 +218,8 @@ for f in "${flavours[@]}"; do
 		--arg rmmod "$(cat "$r/rmmod.status" 2>/dev/null)" \
 		--arg leaks "$([ -f "$r/kmemleak" ] && grep -c '^unreferenced object' "$r/kmemleak")" \
 		--argjson matrix "$mstatus" --argjson repro "$rstatus" \
+		--slurpfile inject "$work/$d.inject.json" --slurpfile coverage "$work/$d.coverage.json" \
+		--argjson inject_ops "$inject_ops" --argjson inject_percent "$inject_percent" \
 		--arg seed "$seed" --argjson ops "$ops" --argjson threads "$threads" '
 		def num: if . == "" then null else tonumber end;
 		def counter($k): ($counters | capture(" " + $k + "=(?<v>[0-9]+)").v | tonumber)? // null;
@@ -182,6 +235,8 @@ for f in "${flavours[@]}"; do
 		 fuzz: {seed: $seed, ops: $ops, threads: $threads, status: ($fuzz_status | num),
 			summary: $fuzz[0]},
 		 pins_left: {pins_live: counter("pins_live"), pages_pinned: counter("pages_pinned")},
+		 inject: {ops: $inject_ops, percent: $inject_percent, kinds: $inject[0]},
+		 coverage: $coverage[0],
 		 rmmod_status: ($rmmod | num),
 		 kmemleak_leaks: ($leaks | num),
 		 kernel_reports: $reports[0],
@@ -195,6 +250,11 @@ for f in "${flavours[@]}"; do
 			(if .fuzz.status != 0 then "fuzz" else empty end),
 			(if .pins_left.pins_live != 0 or .pins_left.pages_pinned != 0
 			 then "pins left" else empty end),
+			(.inject.kinds[] | select(.not_in_kernel == null) |
+			 (if .status != 0 then "fuzz with " + .kind else empty end),
+			 (if .pins_left.pins_live != 0 or .pins_left.pages_pinned != 0
+			  then "pins left after " + .kind else empty end)),
+			(.inject.kinds[] | select(.not_in_kernel) | .kind + " not in the kernel"),
 			(if .rmmod_status != 0 then "rmmod" else empty end),
 			(if .kmemleak_leaks == null then "kmemleak not scanned"
 			 elif .kmemleak_leaks != 0 then "kmemleak leaks" else empty end),
@@ -207,6 +267,9 @@ for f in "${flavours[@]}"; do
 
 	passed=$(jq .passed "$out/$d.json")
 	[ "$passed" = true ] || bad=1
+	jq -r '.inject.kinds[] | "# \(.kind): \(.injected // "?") failures injected, \(.answers_injected // "?") answers ENOMEM/EFAULT, fuzz status \(.status // "not run")"' "$out/$d.json"
+	jq -r '.coverage | to_entries[] | select(.value) |
+		"# coverage, \(.key): \(.value.reached) of \(.value.lines) lines (\(.value.percent)%)"' "$out/$d.json"
 	echo "# $d: $(jq -r 'if .passed then "passed" else "FAILED: " + (.failed | join(", ")) end' "$out/$d.json")"
 	jq -r '.kernel_reports[] | "#   \(if .series_finding then "the series\u0027 own finding (" +
 		.series_finding.doc + ")" else "kernel report" end), console line \(.console_line): \(.title)"' \
@@ -219,6 +282,9 @@ for f in "${flavours[@]}"; do
 		"kernel_reports=$(jq '[.kernel_reports[] | select(.series_finding == null)] | length' "$out/$d.json")" \
 		"series_findings=$(jq '[.kernel_reports[] | select(.series_finding)] | length' "$out/$d.json")" \
 		"kmemleak_leaks=$(jq '.kmemleak_leaks' "$out/$d.json")" "passed=$passed" \
+		"coverage_fuzz_percent=$(jq '.coverage.fuzz.percent // null' "$out/$d.json")" \
+		"coverage_faults_percent=$(jq '.coverage.faults.percent // null' "$out/$d.json")" \
+		"failures_injected=$(jq '[.inject.kinds[].injected // 0] | add // 0' "$out/$d.json")" \
 		"accel=$(job_accel "$work/$d.boot.report" "$out/$d.report")"
 done
 results_end

@@ -189,7 +189,9 @@ struct fz_thread {
 	char *ropage;			/* a PROT_READ page */
 	unsigned long done[FZ_OP_COUNT], errs[FZ_OP_COUNT];
 	unsigned long skipped[FZ_OP_COUNT], failed[FZ_OP_COUNT];
+	unsigned long injected[FZ_OP_COUNT];
 	unsigned long ioctls;
+	int mif_fd;			/* --inject: /proc/thread-self/make-it-fail */
 	int report_fd;			/* a fork child: failures go here */
 	bool not_opener;		/* a fork child: its fds are the parent's */
 };
@@ -202,6 +204,7 @@ struct fz_global {
 	enum policy_kernel kernel;	/* the policy's: 6.1 or 6.12 */
 	const char *ext4_dir;
 	bool verbose;
+	bool inject;			/* --inject: the device's calls may fail */
 	unsigned int show;		/* failures printed */
 	char **shown;			/* their messages, for --json */
 	struct gup_pin_version ver;
@@ -383,6 +386,19 @@ static void fz_log(struct fz_thread *t, const char *fmt, ...)
 }
 
 /*
+ * --inject: the device's calls, and only they, run with the thread's
+ * make-it-fail set (Documentation/fault-injection/fault-injection.rst).
+ * The soak chooses which failures and how often, each with task-filter, so
+ * that they land in the driver and in GUP under it, not in the fuzzer's own
+ * mmap()s, forks and files.  Not in a fork child: its fd is the parent
+ * thread's, and its calls are all refused before they allocate (EPERM).
+ */
+static bool fz_injecting(const struct fz_thread *t)
+{
+	return t->mif_fd >= 0 && t->report_fd == -1;
+}
+
+/*
  * Judge answer @err (0 or a positive errno) of the request @what against
  * the ABI (model/abi.c).  True if it is allowed.
  */
@@ -401,6 +417,17 @@ static bool fz_judge(struct fz_thread *t, const struct abi_call *c, int err,
 		t->errs[t->op]++;
 	if (abi_answer_allowed(&a, err))
 		return true;
+	/*
+	 * --inject: a failed allocation (failslab, fail_page_alloc, and a
+	 * fault GUP could not complete: VM_FAULT_OOM) answers ENOMEM, a
+	 * failed user copy (fail_usercopy) or a page the block layer could
+	 * not read (fail_make_request: VM_FAULT_SIGBUS) EFAULT.  Any other
+	 * answer is judged as without injection.
+	 */
+	if (fz_injecting(t) && (err == ENOMEM || err == EFAULT)) {
+		t->injected[t->op]++;
+		return true;
+	}
 	fz_fail(t, "%s -> %s; the ABI allows %s: %s", what,
 		err ? errno_name(err) : "success",
 		answers_str(&a, allowed, sizeof(allowed)), a.why);
@@ -409,10 +436,34 @@ static bool fz_judge(struct fz_thread *t, const struct abi_call *c, int err,
 
 /* ---- Device calls: 0 or a positive errno ---- */
 
+/*
+ * --inject: set or clear the thread's make-it-fail.  Once it is set, the
+ * write that clears it may itself meet fail_usercopy (EFAULT): try again.
+ */
+static void fz_make_it_fail(struct fz_thread *t, bool on)
+{
+	unsigned int i;
+
+	for (i = 0; i < 10000; i++)
+		if (pwrite(t->mif_fd, on ? "1" : "0", 1, 0) == 1)
+			return;
+	fprintf(stderr, "gupctl fuzz: cannot %s make-it-fail: %s\n", on ? "set" : "clear",
+		strerror(errno));
+	abort();
+}
+
 static int fz_ioctl(struct fz_thread *t, int fd, unsigned long cmd, void *arg)
 {
+	bool inject = fz_injecting(t);
+	int err;
+
 	t->ioctls++;
-	return ioctl(fd, cmd, arg) < 0 ? errno : 0;
+	if (inject)
+		fz_make_it_fail(t, true);
+	err = ioctl(fd, cmd, arg) < 0 ? errno : 0;
+	if (inject)
+		fz_make_it_fail(t, false);
+	return err;
 }
 
 /*
@@ -2656,6 +2707,7 @@ static int thread_setup(struct fz_thread *t)
 	char *p;
 
 	t->report_fd = -1;
+	t->mif_fd = -1;
 	t->memfd = -1;
 	t->hugefd = -1;
 	t->filefd = -1;
@@ -2720,6 +2772,12 @@ static int thread_setup(struct fz_thread *t)
 	for (i = 0; i < FZ_SLOTS; i++)
 		if (slot_build(t, i))
 			return -errno;
+	if (t->g->inject) {
+		/* this thread's own file: thread_setup() runs in the thread */
+		t->mif_fd = open("/proc/thread-self/make-it-fail", O_WRONLY | O_CLOEXEC);
+		if (t->mif_fd < 0)
+			return -errno;
+	}
 	t->fd[0] = t->g->shared_fd;
 	t->fd[1] = fz_open();
 	return t->fd[1] < 0 ? t->fd[1] : 0;
@@ -2736,6 +2794,9 @@ static void thread_teardown(struct fz_thread *t)
 	free(t->pins);
 	t->pins = NULL;
 	t->held = 0;
+	if (t->mif_fd >= 0)
+		close(t->mif_fd);
+	t->mif_fd = -1;
 	/* pins still held go with the files: released_on_close */
 	if (t->fd[1] >= 0 && t->fd[1] != t->g->shared_fd)
 		close(t->fd[1]);
@@ -2928,9 +2989,10 @@ static const char *replay_cmd(const struct fz_global *g, char *buf, size_t size)
 {
 	bool dir = strcmp(g->ext4_dir, LAB_EXT4_DIR);
 
-	snprintf(buf, size, "gupctl fuzz --seed %#" PRIx64 " --ops %u --threads %u --policy %s%s%s",
+	snprintf(buf, size, "gupctl fuzz --seed %#" PRIx64 " --ops %u --threads %u --policy %s%s%s%s",
 		 g->seed, g->ops, g->threads, g->policy_name, dir ? " --ext4-dir " : "",
-		 dir ? g->ext4_dir : "");
+		 dir ? g->ext4_dir : "",
+		 g->inject ? " --inject" : "");
 	return buf;
 }
 
@@ -2945,6 +3007,7 @@ static void print_replay(const struct fz_global *g)
 struct fz_totals {
 	unsigned long done[FZ_OP_COUNT], errs[FZ_OP_COUNT];
 	unsigned long skipped[FZ_OP_COUNT], failed[FZ_OP_COUNT];
+	unsigned long injected[FZ_OP_COUNT];
 	unsigned long ops, ioctls, failures;
 	double secs;
 	struct fz_left left;
@@ -2962,6 +3025,7 @@ static void fz_sum(const struct fz_global *g, struct fz_totals *r)
 			r->errs[k] += t->errs[k];
 			r->skipped[k] += t->skipped[k];
 			r->failed[k] += t->failed[k];
+			r->injected[k] += t->injected[k];
 			r->ops += t->done[k];
 			r->failures += t->failed[k];
 		}
@@ -3006,10 +3070,11 @@ static int fz_json(const struct fz_global *g, const struct fz_totals *r, FILE *f
 	unsigned int k;
 
 	for (k = 0; kinds && k < FZ_OP_COUNT; k++)
-		json_array_append_new(kinds, json_pack("{s:s, s:I, s:I, s:I, s:I}",
+		json_array_append_new(kinds, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}",
 						       "name", fz_ops[k].name,
 						       "done", (json_int_t)r->done[k],
 						       "errors", (json_int_t)r->errs[k],
+						       "injected", (json_int_t)r->injected[k],
 						       "skipped", (json_int_t)r->skipped[k],
 						       "failed", (json_int_t)r->failed[k]));
 	for (k = 0; shown && g->shown && k < FZ_MIN(g->printed, g->show); k++)
@@ -3029,8 +3094,8 @@ static int fz_json(const struct fz_global *g, const struct fz_totals *r, FILE *f
 	snprintf(seed, sizeof(seed), "%#" PRIx64, g->seed);
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "?");
-	doc = json_pack("{s:s, s:s, s:i, s:i, s:s, s:s, s:s, s:s}",
-			"command", "fuzz", "seed", seed, "ops", (int)g->ops,
+	doc = json_pack("{s:s, s:s, s:i, s:i, s:b, s:s, s:s, s:s, s:s}",
+			"command", "fuzz", "seed", seed, "ops", (int)g->ops, "inject", g->inject,
 			"threads", (int)g->threads, "policy", g->policy_name,
 			"kernel", fz_kernel_names[g->kernel], "kernel_release", u.release,
 			"ext4_dir", g->ext4_dir);
@@ -3053,10 +3118,20 @@ static int fz_json(const struct fz_global *g, const struct fz_totals *r, FILE *f
 	return jsonfile_dump(doc, f, path, "fuzz");
 }
 
+/* --inject: how many of the errors only an injected failure explains */
+static const char *injected_str(const struct fz_global *g, unsigned long n, char *buf,
+				size_t size)
+{
+	if (!g->inject)
+		return "";
+	snprintf(buf, size, " (%lu of them ENOMEM or EFAULT the ABI did not predict: injected)", n);
+	return buf;
+}
+
 static int fuzz_run(struct fz_global *g, FILE *json, const char *json_path)
 {
 	struct fz_totals r = { 0 };
-	char fp[64];
+	char fp[64], inj[96];
 	pthread_rwlockattr_t ra;
 	struct timespec t0, t1;
 	pthread_t *th;
@@ -3126,9 +3201,10 @@ static int fuzz_run(struct fz_global *g, FILE *json, const char *json_path)
 	fz_sum(g, &r);
 
 	for (i = 0; i < FZ_OP_COUNT; i++)
-		printf("%s %u %s: %lu done, %lu ioctl errors as allowed, %lu skipped, %lu failed\n",
+		printf("%s %u %s: %lu done, %lu ioctl errors as allowed%s, %lu skipped, %lu failed\n",
 		       r.failed[i] ? "not ok" : "ok", i + 1, fz_ops[i].name, r.done[i],
-		       r.errs[i], r.skipped[i], r.failed[i]);
+		       r.errs[i], injected_str(g, r.injected[i], inj, sizeof(inj)),
+		       r.skipped[i], r.failed[i]);
 	if (r.left.checked)
 		printf("%s %d no pin left once every fd is closed (debugfs: pins_live=%lld pages_pinned=%lld%s%s; %s)\n",
 		       r.left.ok ? "ok" : "not ok", FZ_OP_COUNT + 1, r.left.pins_live,
@@ -3189,6 +3265,8 @@ int cmd_fuzz(int argc, char **argv)
 		GOPT_STRING(0, "json", &json_path, "FILE",
 			    "the run's summary as JSON (docs/gupctl.md)"),
 		GOPT_UINT(0, "show", &g.show, "N", "print the first N failures in full (50)"),
+		GOPT_BOOL(0, "inject", &g.inject,
+			  "the device's calls run with make-it-fail set: ENOMEM, EFAULT allowed"),
 		GOPT_BOOL('v', "verbose", &verbose, "every request and answer on stderr"),
 		GOPT_END()
 	};
@@ -3207,6 +3285,9 @@ int cmd_fuzz(int argc, char **argv)
 	if (!g.threads || g.threads > 64)
 		return usage_error("fuzz", "--threads must be 1-64, not %u", g.threads);
 	g.verbose = verbose;
+	if (g.inject && access("/proc/thread-self/make-it-fail", W_OK))
+		return usage_error("fuzz", "--inject needs the kernel's fault injection (CONFIG_FAULT_INJECTION): /proc/thread-self/make-it-fail: %s",
+				   strerror(errno));
 	if (!policy) {
 		kernel_facts_read(&kf);
 		policy = policy_detect(&kf, why, sizeof(why));
