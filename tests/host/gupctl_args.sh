@@ -178,7 +178,7 @@ none_bad "pin: every option of the table is accepted" rejected "${bad[@]}"
 
 # fuzz: its options (a removed or renamed option must fail here), and
 # the usage errors it finds before it opens the device.
-fuzz_opts="--ext4-dir --help --json --ops --policy --seed --show --threads --verbose"
+fuzz_opts="--ext4-dir --help --inject --json --ops --policy --seed --show --threads --verbose"
 options_are fuzz "$fuzz_opts"
 expect "fuzz: bad --seed" 2 err "gupctl fuzz: bad --seed 'x1': give a number" \
 	-- fuzz --seed x1

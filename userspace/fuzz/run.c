@@ -3266,7 +3266,7 @@ int cmd_fuzz(int argc, char **argv)
 			    "the run's summary as JSON (docs/gupctl.md)"),
 		GOPT_UINT(0, "show", &g.show, "N", "print the first N failures in full (50)"),
 		GOPT_BOOL(0, "inject", &g.inject,
-			  "the device's calls run with make-it-fail set: ENOMEM, EFAULT allowed"),
+			  "device calls with make-it-fail set (docs/gupctl.md)"),
 		GOPT_BOOL('v', "verbose", &verbose, "every request and answer on stderr"),
 		GOPT_END()
 	};
