@@ -102,7 +102,8 @@ consumers: $(if $(MINE),,kernels) rootfs gupctl
 	@$(PICK); jobs/consumers.sh $${f:+--flavour $$f}
 
 # Every flavour's debug overlay (FLAVOUR+debug): the driver selftests, the
-# long fuzz, kmemleak, the matrix and the reproduction; builds its own
+# long fuzz, the fuzz under fault injection, the driver's line coverage,
+# kmemleak, the matrix and the reproduction; builds its own
 # kernels (many minutes each).  A results directory under results/soak/.
 soak: deps
 	@jobs/soak.sh
