@@ -41,7 +41,8 @@ jq -s --arg src "$src/" "${args[@]}" '
 	| map(.[0] + {count: (map(.count) | add), function: (map(.function // empty) | first)})
 	| {lines: length, reached: (map(select(.count > 0)) | length),
 	   unreached: [.[] | select(.count == 0)
+		| . as $l
 		| {file, line, function,
-		   text: ($ARGS.named[.file] | split("\n")[.line - 1] | gsub("^\\s+"; ""))}]}
+		   text: ($ARGS.named[$l.file] | split("\n")[$l.line - 1] | gsub("^\\s+"; ""))}]}
 	| .percent = (if .lines > 0 then (.reached * 1000 / .lines | round) / 10 else null end)
 	| {lines, reached, percent, unreached}' "$tmp/json"

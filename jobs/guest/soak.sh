@@ -72,7 +72,8 @@ inject_run() {
 	# I/O failures need I/O: the page cache dropped now and then, so that
 	# GUP reads the fuzzer's file pages back from the disk
 	if [ "$1" = fail_make_request ]; then
-		while sleep 2; do echo 1 >/proc/sys/vm/drop_caches; done &
+		# (1: the page cache; 4: without a console line each time)
+		while sleep 2; do echo 5 >/proc/sys/vm/drop_caches; done &
 		dropper=$!
 	fi
 	gupctl fuzz --inject --seed "$FUZZ_SEED" --ops "$FUZZ_INJECT_OPS" \
