@@ -20,13 +20,14 @@ set -euo pipefail
 pages=(matrix repro consumers holders bench)
 
 # page_matrix DIR: docs/matrix.md, docs/matrix.svg, docs/policies.md and
-# docs/longterm.md (gup_longterm's verdicts per flavour).
+# docs/longterm.md (gup_longterm's verdicts per flavour), and DIR's
+# explorer page, DIR/explorer.html.
 # shellcheck disable=SC2317 # called as page_$job
 page_matrix() {
 	! jq -e 'any(.flavours[]; .quick)' "$1/run.json" >/dev/null ||
 		die "$1 is a quick run (jobs/matrix.sh --quick, make check's subset): the pages come from a full one (make matrix)"
 	"$gupctl" report --md docs/matrix.md --svg docs/matrix.svg --policies docs/policies.md \
-		--learned docs/matrix-learned.md "$1" || [ $? -eq 1 ] ||
+		--learned docs/matrix-learned.md --html "$1/explorer.html" "$1" || [ $? -eq 1 ] ||
 		die "gupctl report failed on $1"
 	"$gupctl" longterm report --md docs/longterm.md --policies docs/policies.md "$1" ||
 		die "gupctl longterm report failed on $1"

@@ -325,6 +325,11 @@ results_end() {
 	# renamed into place whole, never half written (a kill, a full disk)
 	mv "$RESULTS_DIR/.run.json.tmp" "$RESULTS_DIR/run.json"
 	rm -f "${parts[@]}" "$RESULTS_DIR/.running"
+	# the job's explorer page, where it has one (docs/results.md)
+	if declare -F results_explorer >/dev/null; then
+		results_explorer "$RESULTS_DIR" ||
+			log "$RESULTS_DIR: the explorer page could not be written"
+	fi
 	if [ "$RESULTS_LINK" = 1 ]; then
 		_results_link "$(basename "$RESULTS_DIR")" "$LAB_RESULTS/$RESULTS_JOB/latest"
 		_results_link "$RESULTS_JOB/$(basename "$RESULTS_DIR")" "$LAB_RESULTS/latest"

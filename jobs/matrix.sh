@@ -181,6 +181,16 @@ matrix_flavour() {
 	return "$bad"
 }
 
+# results_explorer DIR: the run's explorer page (results_end calls it once
+# run.json is written; docs/results.md, "The explorer").
+# shellcheck disable=SC2317 # called by results_end
+results_explorer() {
+	local s=0
+	"$gupctl" report --html "$1/explorer.html" "$1" >/dev/null || s=$?
+	# 1: a flavour failed or did not run; the page shows that too
+	[ "$s" -le 1 ] && echo "explorer: $1/explorer.html"
+}
+
 bad=0
 job_parallel matrix_flavour "${flavours[@]}" || bad=1
 results_end

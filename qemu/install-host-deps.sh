@@ -16,6 +16,7 @@ packages=(
 	liburing-dev rsync			# gup_longterm's io_uring half; 6.12's headers_install
 	libibverbs-dev				# gupctl-rdma: consumers' RDMA cells (the rdma overlay)
 	xfsprogs btrfs-progs			# the xfs and btrfs scratch images, made and read on the host
+	chromium chromium-driver python3-selenium fonts-dejavu-core	# the explorer's browser test
 )
 missing=()
 for p in "${packages[@]}"; do

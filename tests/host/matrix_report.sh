@@ -663,7 +663,7 @@ matrix_opts="--btrfs-dir --expect --ext4-dir --flavour --help --json --policy --
 --tmpfs-dir --xfs-dir"
 xcheck_opts="--btrfs-dir --ext4-dir --foll-force --foll-longterm --foll-touch --gup-test --help --json
 --matrix --policy --ramfs-dir --tmpfs-dir --tool-foll-touch --xfs-dir"
-report_opts="--boot-seconds --collect --console --ext4 --findings --flavour --help --input-hash
+report_opts="--boot-seconds --collect --console --ext4 --findings --flavour --help --html --input-hash
 --kernel-verdict --learned --matrix --md --policies --policy --reports --src --svg --xcheck"
 
 # --quick (make check's subset): on the six backings of

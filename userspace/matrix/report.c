@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 
 #include "console/kreports.h"
+#include "console/markers.h"
+#include "explorer/page.h"
 #include "lib/groups.h"
 #include "lib/gupdev.h"
 #include "lib/jsonfile.h"
@@ -33,6 +35,7 @@ struct report_opts {
 	struct collect_opts c;		/* --collect */
 	const char *boot_seconds;
 	const char *md, *svg, *learned;	/* the pages */
+	const char *html;		/* the explorer */
 	const char *policies;		/* docs/policies.md, optional */
 	const char *findings;		/* --findings: the reports, judged */
 	char **inputs;			/* a results directory or FLAVOUR.json */
@@ -59,7 +62,8 @@ struct report {
 /* ---- Options ---- */
 
 static const char * const report_usage[] = {
-	"gupctl report --md FILE --svg FILE [--learned FILE] RESULTS...",
+	"gupctl report --md FILE --svg FILE [--learned FILE] [--html FILE] RESULTS...",
+	"gupctl report --html FILE RESULTS...",
 	"gupctl report --collect FILE --flavour NAME --policy POLICY [OPTIONS]",
 	"gupctl report --findings FILE --policy POLICY --reports FILE --src TREE",
 	NULL
@@ -144,6 +148,8 @@ static int parse_report_opts(int argc, char **argv, struct report_opts *o)
 		GOPT_GROUP("The pages, from a results directory or FLAVOUR.json files"),
 		GOPT_STRING(0, "md", &o->md, "FILE", "write the markdown page"),
 		GOPT_STRING(0, "svg", &o->svg, "FILE", "write the SVG heatmap"),
+		GOPT_STRING(0, "html", &o->html, "FILE",
+			    "write the results explorer (alone, or with --md and --svg)"),
 		GOPT_STRING(0, "policies", &o->policies, "FILE",
 			    "also write the policies side by side (docs/policies.md)"),
 		GOPT_STRING(0, "learned", &o->learned, "FILE",
@@ -189,12 +195,15 @@ static int parse_report_opts(int argc, char **argv, struct report_opts *o)
 		return check_collect_opts(o);
 	if (o->findings)
 		return check_findings_opts(o);
+	if (o->html && !o->md && !o->svg)
+		goto inputs;
 	if (!o->md)
 		return usage_error("report", "no --md FILE: where should the markdown go?");
 	if (!o->svg)
 		return usage_error("report", "no --svg FILE: where should the SVG go?");
 	if (!strcmp(o->md, o->svg))
 		return usage_error("report", "--md and --svg name the same file '%s'", o->md);
+inputs:
 	if (!o->nr_inputs)
 		return usage_error("report",
 				   "no RESULTS: give a results directory (make matrix) or FLAVOUR.json files");
@@ -518,7 +527,13 @@ static void md_source(const struct report *r, FILE *f)
 	}
 	fputs("- results: `", f);
 	md_puts(f, r->dir);
-	fputs("`\n- commit: ", f);
+	fputc('`', f);
+	if (r->o.html) {
+		fputs(" (explorer, to open in a browser: `", f);
+		md_puts(f, r->o.html);
+		fputs("`)", f);
+	}
+	fputs("\n- commit: ", f);
 	md_puts(f, run_str(r, "commit", NULL) ?: "?");
 	fputs("\n- date: ", f);
 	md_puts(f, run_str(r, "date", NULL) ?: "?");
@@ -1371,6 +1386,183 @@ static void write_svg(const struct report *r, FILE *f)
 
 /* ---- Main ---- */
 
+/* ---- The explorer (explorer/page.h; docs/results.md, "The explorer") ---- */
+
+/* The index of @s in @strs, added if new (@seen maps a string to it). */
+static json_int_t html_string(json_t *strs, json_t *seen, const char *s)
+{
+	json_t *v;
+
+	if (!s)
+		return -1;
+	v = json_object_get(seen, s);
+	if (v)
+		return json_integer_value(v);
+	json_array_append_new(strs, json_string(s));
+	json_object_set_new(seen, s, json_integer(json_array_size(strs) - 1));
+	return json_array_size(strs) - 1;
+}
+
+/*
+ * The console of @fl (FLAVOUR.console.log beside FLAVOUR.json) as lines,
+ * and each cell's slice: the lines from its marker to the next marker
+ * (console/markers.h), 1-based, in @first and @last (0: none).
+ */
+static json_t *html_console(const struct mflavour *fl, unsigned int *first,
+			    unsigned int *last)
+{
+	char path[4096], *line = NULL;
+	json_t *lines = json_array();
+	struct markers ms = { 0 };
+	size_t cap = 0, n = strlen(fl->path);
+	unsigned int i;
+	ssize_t len;
+	FILE *f;
+
+	if (n < 5 || strcmp(fl->path + n - 5, ".json"))
+		return lines;
+	snprintf(path, sizeof(path), "%.*s.console.log", (int)(n - 5), fl->path);
+	f = fopen(path, "re");
+	if (!f)
+		return lines;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		json_t *v;
+		char *p;
+
+		line[strcspn(line, "\r\n")] = '\0';
+		v = json_string(line);
+		/* a console may hold bytes that are not UTF-8: shown as '?' */
+		if (!v) {
+			for (p = line; *p; p++)
+				if ((unsigned char)*p >= 0x80)
+					*p = '?';
+			v = json_string(line);
+		}
+		json_array_append_new(lines, v ?: json_string(""));
+	}
+	free(line);
+	fclose(f);
+	if (read_markers(path, "report", &ms))
+		return lines;
+	for (i = 0; i < ms.nr; i++) {
+		const struct marker *m = &ms.m[i];
+
+		if (strcmp(m->step, "matrix") || m->index < 0 || m->index >= MATRIX_NR_CELLS)
+			continue;
+		first[m->index] = m->line;
+		last[m->index] = i + 1 < ms.nr ? ms.m[i + 1].line - 1 :
+				 json_array_size(lines);
+	}
+	free(ms.m);
+	return lines;
+}
+
+/* One flavour: its symbols, each cell's words and console slice, its reports. */
+static json_t *html_flavour(const struct mflavour *fl)
+{
+	static unsigned int first[MATRIX_NR_CELLS], last[MATRIX_NR_CELLS];
+	json_t *strs = json_array(), *seen = json_object(), *cells = json_array();
+	char sym[MATRIX_NR_CELLS + 1], measured[96], expected[96];
+	json_t *console, *doc;
+	unsigned int i;
+
+	memset(first, 0, sizeof(first));
+	memset(last, 0, sizeof(last));
+	console = html_console(fl, first, last);
+	for (i = 0; i < MATRIX_NR_CELLS; i++) {
+		const struct mcell *c = &fl->cells[i];
+
+		sym[i] = cell_sym(c);
+		if (!c->present) {
+			json_array_append_new(cells, json_null());
+			continue;
+		}
+		mcell_expected_str(expected, sizeof(expected), c);
+		mcell_measured_str(measured, sizeof(measured), c);
+		json_array_append_new(cells, json_pack("[I, I, I, I, i, i]",
+			html_string(strs, seen, expected),
+			html_string(strs, seen, c->reason),
+			html_string(strs, seen, measured),
+			html_string(strs, seen, c->note),
+			(int)first[i], (int)last[i]));
+	}
+	sym[MATRIX_NR_CELLS] = '\0';
+	json_decref(seen);
+	doc = json_pack("{s:s, s:s, s:s?, s:s?, s:i, s:i, s:i, s:i, s:i, s:i}",
+			"name", fl->name, "policy", fl->policy, "kernel", fl->kernel,
+			"verdict", fl->verdict, "present", (int)fl->nr_present,
+			"run", (int)fl->nr_run, "not_applicable", (int)fl->nr_not_applicable,
+			"mismatches", (int)fl->nr_mismatch,
+			"reports_expected", (int)mflavour_expected_reports(fl),
+			"reports_unexpected", (int)fl->nr_unexpected);
+	json_object_set_new(doc, "sym", json_string(sym));
+	json_object_set_new(doc, "strings", strs);
+	json_object_set_new(doc, "cells", cells);
+	json_object_set(doc, "reports", json_object_get(fl->doc, "kernel_reports") ?: json_null());
+	json_object_set_new(doc, "console", console);
+	return doc;
+}
+
+/*
+ * The page's data: the grid's layout (the markdown page's: a row per
+ * backing and state, a column per flag mix, in each the methods in
+ * method_order), the symbols, and each flavour.
+ */
+static json_t *html_data(const struct report *r)
+{
+	json_t *syms_j = json_array(), *rows = json_array(), *flags = json_array();
+	json_t *methods = json_array(), *layout = json_array(), *names = json_array();
+	json_t *fls = json_array(), *not_run = json_array(), *doc;
+	unsigned int i, row, f, k;
+	char buf[160];
+
+	for (i = 0; i < ARRAY_SIZE(syms); i++)
+		json_array_append_new(syms_j, json_pack("{s:s#, s:s, s:s?, s:s?}",
+			"c", &syms[i].c, 1, "meaning", syms[i].meaning,
+			"fill", syms[i].fill, "ink", syms[i].ink));
+	for (row = 0; row < NR_ROWS; row++)
+		json_array_append_new(rows, json_pack("{s:s, s:s}", "backing",
+						      row_backing(row), "state", row_state(row)));
+	for (f = 0; f < MATRIX_NR_FLAGS; f++)
+		json_array_append_new(flags, json_string(flags_label(f)));
+	for (k = 0; k < GUP_PIN_METHOD_COUNT; k++)
+		json_array_append_new(methods, json_string(gup_method_name(method_order[k])));
+	for (row = 0; row < NR_ROWS; row++)
+		for (f = 0; f < MATRIX_NR_FLAGS; f++)
+			for (k = 0; k < GUP_PIN_METHOD_COUNT; k++)
+				json_array_append_new(layout, json_integer(grid_cell(row, f, k)));
+	for (i = 0; i < MATRIX_NR_CELLS; i++)
+		json_array_append_new(names, json_string(matrix_cell_str(i, buf, sizeof(buf))));
+	for (i = 0; i < r->nr_fl; i++)
+		json_array_append_new(fls, html_flavour(&r->fl[i]));
+	for (i = 0; i < r->nr_not_run; i++)
+		json_array_append_new(not_run, json_pack("{s:s, s:s?}", "name",
+							 r->not_run[i].name, "why",
+							 r->not_run[i].why));
+	doc = json_pack("{s:s, s:s?, s:s?, s:s?}", "job", "matrix", "results", r->dir,
+			"commit", run_str(r, "commit", NULL), "date", run_str(r, "date", NULL));
+	json_object_set_new(doc, "symbols", syms_j);
+	json_object_set_new(doc, "rows", rows);
+	json_object_set_new(doc, "flags", flags);
+	json_object_set_new(doc, "methods", methods);
+	json_object_set_new(doc, "nr_pin_methods", json_integer(nr_pin_methods));
+	json_object_set_new(doc, "layout", layout);
+	json_object_set_new(doc, "cell_names", names);
+	json_object_set_new(doc, "flavours", fls);
+	json_object_set_new(doc, "not_run", not_run);
+	return doc;
+}
+
+static void write_html(const struct report *r, FILE *f)
+{
+	json_t *data = html_data(r);
+	char title[4200];
+
+	snprintf(title, sizeof(title), "gup-lab matrix: %s", r->dir ?: "FLAVOUR.json files");
+	explorer_page(f, title, data);
+	json_decref(data);
+}
+
 static int write_file(const char *what, const char *path,
 		      void (*write)(const struct report *, FILE *),
 		      const struct report *r)
@@ -1522,8 +1714,9 @@ int cmd_report(int argc, char **argv)
 
 	ret = load_inputs(&r) ?:
 	      read_learned(&r) ?:
-	      write_file("md", r.o.md, write_md, &r) ?:
-	      write_file("svg", r.o.svg, write_svg, &r) ?:
+	      (r.o.md ? write_file("md", r.o.md, write_md, &r) : 0) ?:
+	      (r.o.svg ? write_file("svg", r.o.svg, write_svg, &r) : 0) ?:
+	      (r.o.html ? write_file("html", r.o.html, write_html, &r) : 0) ?:
 	      (r.o.policies ? write_file("policies", r.o.policies, write_policies, &r) : 0);
 	if (ret)
 		goto out;
@@ -1547,7 +1740,10 @@ int cmd_report(int argc, char **argv)
 	for (i = 0; i < r.nr_not_run; i++)
 		printf("%s: not run: %s\n", r.not_run[i].name,
 		       r.not_run[i].why ?: "no reason recorded");
-	printf("wrote %s and %s\n", r.o.md, r.o.svg);
+	if (r.o.md)
+		printf("wrote %s and %s\n", r.o.md, r.o.svg);
+	if (r.o.html)
+		printf("explorer: %s\n", r.o.html);
 	ret = failed || r.nr_not_run ? GUPCTL_EXIT_REFUSED : GUPCTL_EXIT_OK;
 out:
 	free_report(&r);

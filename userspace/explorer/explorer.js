@@ -1,0 +1,295 @@
+/*
+ * gup-lab's results explorer (explorer/page.h): shows the JSON of the page's
+ * #data element, which gupctl wrote.  Every verdict and every word comes
+ * from there (userspace/matrix/report.c computes the symbols, the words and
+ * the console slices); this script only lays them out, filters and shows a
+ * cell's details.  docs/results.md, "The explorer", names the fields.
+ */
+(function () {
+	'use strict';
+	var D = JSON.parse(document.getElementById('data').textContent);
+
+	/* el('td', {class: 'x'}, child, 'text', ...): a new element */
+	function el(tag, attrs) {
+		var e = document.createElement(tag), i, k, c;
+
+		for (k in attrs || {})
+			e.setAttribute(k, attrs[k]);
+		for (i = 2; i < arguments.length; i++) {
+			c = arguments[i];
+			if (c === null || c === undefined)
+				continue;
+			e.appendChild(typeof c === 'string' || typeof c === 'number' ?
+				document.createTextNode(String(c)) : c);
+		}
+		return e;
+	}
+
+	function symClass(c) {
+		return 's-' + c.charCodeAt(0).toString(16);
+	}
+
+	/* one rule per symbol: its colours; '-' and '?' keep a visible letter */
+	function symbolStyles() {
+		var css = '';
+
+		D.symbols.forEach(function (s) {
+			if (!s.fill)
+				return;
+			if (s.c === '-' || s.c === '?')
+				css += '.' + symClass(s.c) + '{background:transparent;color:var(--muted);' +
+					'border:1px dashed var(--line)}\n';
+			else
+				css += '.' + symClass(s.c) + '{background:' + s.fill + ';color:' + s.ink + '}\n';
+		});
+		document.head.appendChild(el('style', {}, css));
+	}
+
+	var meaning = {};
+	D.symbols.forEach(function (s) { meaning[s.c] = s.meaning; });
+
+	function header() {
+		var p = el('p', { class: 'muted', id: 'source' },
+			'results: ', el('code', {}, D.results || '(FLAVOUR.json files)'),
+			D.commit ? ' · commit ' : null, D.commit ? el('code', {}, D.commit) : null,
+			D.date ? ' · ' + D.date : null);
+
+		document.body.appendChild(el('h1', {}, 'The GUP matrix, measured: explorer'));
+		document.body.appendChild(p);
+	}
+
+	function summary() {
+		var cols = ['flavour', 'policy', 'kernel', 'cells', 'run', 'not applicable',
+			'mismatches', 'reports expected', 'unexpected'];
+		var t = el('table', { id: 'summary' }), tr = el('tr');
+
+		cols.forEach(function (c) { tr.appendChild(el('th', {}, c)); });
+		t.appendChild(tr);
+		D.flavours.forEach(function (f) {
+			t.appendChild(el('tr', { 'data-flavour': f.name },
+				el('td', {}, el('code', {}, f.name)), el('td', {}, f.policy),
+				el('td', {}, f.kernel || '?'), el('td', {}, f.present),
+				el('td', {}, f.run), el('td', {}, f.not_applicable),
+				el('td', { class: 'mismatches' }, f.mismatches),
+				el('td', {}, f.reports_expected), el('td', {}, f.reports_unexpected)));
+		});
+		D.not_run.forEach(function (n) {
+			t.appendChild(el('tr', { 'data-flavour': n.name },
+				el('td', {}, el('code', {}, n.name)),
+				el('td', { colspan: cols.length - 1 }, 'not run: ' + (n.why || 'no reason recorded'))));
+		});
+		document.body.appendChild(el('div', { class: 'scroll' }, t));
+	}
+
+	/* the filters: a select each, "all" first */
+	var F = {};
+	function select(id, label, values, names) {
+		var s = el('select', { id: id });
+
+		s.appendChild(el('option', { value: '' }, 'all'));
+		values.forEach(function (v, i) {
+			s.appendChild(el('option', { value: String(v) }, names ? names[i] : String(v)));
+		});
+		F[id] = s;
+		s.addEventListener('change', render);
+		return el('label', {}, label, s);
+	}
+
+	function unique(a) {
+		return a.filter(function (v, i) { return a.indexOf(v) === i; });
+	}
+
+	function filters() {
+		var box = el('div', { id: 'filters' }), fl = el('select', { id: 'f-flavour' });
+
+		D.flavours.forEach(function (f, i) {
+			fl.appendChild(el('option', { value: String(i) }, f.name));
+		});
+		F['f-flavour'] = fl;
+		fl.addEventListener('change', render);
+		box.appendChild(el('label', {}, 'flavour', fl));
+		box.appendChild(select('f-backing', 'backing',
+			unique(D.rows.map(function (r) { return r.backing; }))));
+		box.appendChild(select('f-state', 'state',
+			unique(D.rows.map(function (r) { return r.state; }))));
+		box.appendChild(select('f-flags', 'flags', D.flags.map(function (f, i) { return i; }),
+			D.flags));
+		box.appendChild(select('f-method', 'method', D.methods.map(function (m, i) { return i; }),
+			D.methods));
+		box.appendChild(select('f-sym', 'symbol', D.symbols.map(function (s) { return s.c; }),
+			D.symbols.map(function (s) { return s.c + ': ' + s.meaning.split(/[:,(]/)[0]; })));
+		document.body.appendChild(box);
+	}
+
+	var nrF = D.flags.length, nrM = D.methods.length;
+	function cellAt(row, f, k) {
+		return D.layout[(row * nrF + f) * nrM + k];
+	}
+
+	var grid, counts, detail;
+	function render() {
+		var fl = D.flavours[+F['f-flavour'].value], want = {}, n = {}, t, tr, row, f, k;
+		var fs = [], ks = [], shown = 0;
+
+		['f-backing', 'f-state', 'f-flags', 'f-method', 'f-sym'].forEach(function (id) {
+			want[id] = F[id].value;
+		});
+		for (f = 0; f < nrF; f++)
+			if (want['f-flags'] === '' || +want['f-flags'] === f)
+				fs.push(f);
+		for (k = 0; k < nrM; k++)
+			if (want['f-method'] === '' || +want['f-method'] === k)
+				ks.push(k);
+		t = el('table', { id: 'grid-table' });
+		tr = el('tr', {}, el('th', {}, 'backing · state'));
+		fs.forEach(function (f) { tr.appendChild(el('th', {}, D.flags[f])); });
+		t.appendChild(tr);
+		grid.textContent = '';
+		if (!fl) {
+			grid.appendChild(el('p', {}, 'No flavour ran.'));
+			return;
+		}
+		for (row = 0; row < D.rows.length; row++) {
+			var r = D.rows[row], cells = [], any = false;
+
+			if ((want['f-backing'] && r.backing !== want['f-backing']) ||
+			    (want['f-state'] && r.state !== want['f-state']))
+				continue;
+			fs.forEach(function (f) {
+				var td = el('td');
+
+				ks.forEach(function (k) {
+					var idx = cellAt(row, f, k), c = fl.sym[idx], a;
+
+					if (want['f-sym'] && c !== want['f-sym'])
+						return;
+					a = { class: 's ' + symClass(c) + (c === '!' ? ' mismatch' : '') +
+						(k === D.nr_pin_methods && ks[0] < k ? ' gap' : ''),
+					      'data-cell': String(idx + 1), 'data-sym': c,
+					      tabindex: '0', role: 'button',
+					      title: D.cell_names[idx] + ': ' + meaning[c].split(':')[0] };
+					td.appendChild(el('span', a, c));
+					n[c] = (n[c] || 0) + 1;
+					shown++;
+					any = true;
+				});
+				cells.push(td);
+			});
+			if (!any)
+				continue;
+			tr = el('tr', { 'data-row': r.backing + ' ' + r.state },
+				el('th', { class: 'row' }, r.backing + ' · ' + r.state));
+			cells.forEach(function (td) { tr.appendChild(td); });
+			t.appendChild(tr);
+		}
+		grid.appendChild(el('p', { id: 'shown' }, fl.name + ': ' + shown + ' cells shown, ' +
+			(t.rows.length - 1) + ' rows'));
+		grid.appendChild(el('div', { class: 'scroll' }, t));
+		countsTable(n);
+	}
+
+	function countsTable(n) {
+		var t = el('table', { id: 'counts' }), h = el('tr'), v = el('tr');
+
+		D.symbols.forEach(function (s) {
+			h.appendChild(el('th', {}, el('span', { class: 's ' + symClass(s.c) }, s.c)));
+			v.appendChild(el('td', { 'data-sym': s.c }, n[s.c] || 0));
+		});
+		t.appendChild(h);
+		t.appendChild(v);
+		counts.textContent = '';
+		counts.appendChild(el('h2', {}, 'Cells shown, per symbol'));
+		counts.appendChild(el('div', { class: 'scroll' }, t));
+	}
+
+	function show(span) {
+		var fl = D.flavours[+F['f-flavour'].value], idx = +span.getAttribute('data-cell') - 1;
+		var c = fl.cells[idx], dl = el('dl'), str = function (i) {
+			return i < 0 ? null : fl.strings[i];
+		};
+		var old = grid.querySelector('.s.sel'), reports, slice;
+
+		if (old)
+			old.classList.remove('sel');
+		span.classList.add('sel');
+		detail.textContent = '';
+		detail.appendChild(el('h2', { id: 'detail-title' }, fl.name + ', cell ' + (idx + 1)));
+		detail.appendChild(el('p', { id: 'detail-name' }, el('code', {}, D.cell_names[idx])));
+		function row(k, v, id) {
+			dl.appendChild(el('dt', {}, k));
+			dl.appendChild(el('dd', id ? { id: id } : {}, v));
+		}
+		row('symbol', fl.sym[idx] + ': ' + meaning[fl.sym[idx]], 'detail-sym');
+		if (c) {
+			row('expected', str(c[0]), 'detail-expected');
+			row('reason', str(c[1]) || '(none)', 'detail-reason');
+			row('measured', str(c[2]), 'detail-measured');
+			if (c[3] >= 0)
+				row('note', str(c[3]), 'detail-note');
+		}
+		detail.appendChild(dl);
+		reports = (fl.reports || []).filter(function (r) {
+			return r.step === 'matrix' && r.cell === idx + 1;
+		});
+		detail.appendChild(el('h2', {}, 'Kernel reports attributed to it: ' + reports.length));
+		if (reports.length) {
+			var ul = el('ul', { id: 'detail-reports' });
+
+			reports.forEach(function (r) {
+				ul.appendChild(el('li', {}, el('code', {}, r.title),
+					r.expected ? ' (expected)' : ' (NOT expected)',
+					r.note ? ': ' + r.note : ''));
+			});
+			detail.appendChild(ul);
+		}
+		detail.appendChild(el('h2', {}, 'Its slice of the console'));
+		if (c && c[4] > 0) {
+			slice = fl.console.slice(c[4] - 1, c[5]);
+			detail.appendChild(el('p', { class: 'muted' }, 'console lines ' + c[4] + '-' + c[5]));
+			detail.appendChild(el('pre', { class: 'console', id: 'detail-console' },
+				slice.join('\n')));
+		} else {
+			detail.appendChild(el('p', { id: 'detail-console' },
+				'No marker of this cell on the console (it did not run).'));
+		}
+	}
+
+	function legend() {
+		var t = el('table', { id: 'legend' });
+
+		D.symbols.forEach(function (s) {
+			t.appendChild(el('tr', {}, el('td', {}, el('span', { class: 's ' + symClass(s.c) }, s.c)),
+				el('td', {}, s.meaning)));
+		});
+		document.body.appendChild(el('h2', {}, 'Legend'));
+		document.body.appendChild(el('p', {}, 'Rows: what backs the page and what user ' +
+			'space did to it before the pin; columns: the flags (W write, L longterm, F ' +
+			'force, A allow-broken); in each, one symbol per GUP call: ' +
+			D.methods.join(', ') + '.'));
+		document.body.appendChild(t);
+	}
+
+	symbolStyles();
+	header();
+	summary();
+	filters();
+	var layout = el('div', { id: 'layout' });
+	grid = el('div', { id: 'grid' });
+	detail = el('aside', { id: 'detail' },
+		el('p', { class: 'muted' }, 'Click or tab to a cell (Enter) to see its details.'));
+	layout.appendChild(grid);
+	layout.appendChild(detail);
+	document.body.appendChild(layout);
+	counts = el('section', { id: 'counts-box' });
+	document.body.appendChild(counts);
+	legend();
+	grid.addEventListener('click', function (e) {
+		if (e.target.classList.contains('s'))
+			show(e.target);
+	});
+	grid.addEventListener('keydown', function (e) {
+		if (e.key === 'Enter' && e.target.classList.contains('s'))
+			show(e.target);
+	});
+	render();
+}());

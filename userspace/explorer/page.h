@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The results explorer's page: one self-contained HTML file (no network,
+ * no external script, style or font) that shows the data a report step
+ * hands it.  The script and the style are explorer/explorer.js and .css,
+ * built into gupctl; the data goes into the page as JSON.  Host only.
+ */
+#ifndef EXPLORER_PAGE_H
+#define EXPLORER_PAGE_H
+#include <jansson.h>
+#include <stdio.h>
+
+/*
+ * Write the page: @title, then @data ({"job": ..., the job's own fields}:
+ * docs/results.md, "The explorer") for the script to show.  The caller
+ * checks @f for errors.
+ */
+void explorer_page(FILE *f, const char *title, const json_t *data);
+
+#endif /* EXPLORER_PAGE_H */
