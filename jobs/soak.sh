@@ -28,7 +28,8 @@
 #   --seed S         the fuzz's seed (default: the run's date, YYYYMMDD)
 #   --inject-ops N   each fault-injection fuzz's operations (10000); 0: none
 #   --inject-percent P
-#                    how often an injected kind fails, in percent (10)
+#                    how often an injected kind fails, in percent (10; not
+#                    fail_make_request, which fails every I/O of a device call)
 #   --quick          the reproduction's 5 cells (jobs/repro.sh --quick)
 #   --no-matrix, --no-repro
 #                    leave those steps out (said so in the results)

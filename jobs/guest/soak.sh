@@ -25,7 +25,8 @@
 # Inputs (environment): GUP_LAB_POLICY (qemu/run.sh exports it), and the
 # fuzz's FUZZ_SEED, FUZZ_OPS and FUZZ_THREADS, FUZZ_INJECT (kinds, by
 # their debugfs names, space-separated; empty: no step 6) and
-# FUZZ_INJECT_OPS, FUZZ_INJECT_PERCENT (jobs/soak.sh's options).
+# FUZZ_INJECT_OPS, FUZZ_INJECT_PERCENT (jobs/soak.sh's options;
+# fail_make_request fails every I/O its task starts: see inject_run).
 # Exit status: 90 when the setup failed (the module did not load); else
 # the status of the last step (the kmemleak scan's); the host judges the
 # files, not this status.
@@ -68,13 +69,18 @@ inject_run() {
 		echo "$dbg/$1: not in this kernel" >"$o.missing"
 		return
 	fi
-	inject_set "$1" "$FUZZ_INJECT_PERCENT"
 	# I/O failures need I/O: the page cache dropped now and then, so that
-	# GUP reads the fuzzer's file pages back from the disk
+	# GUP reads the fuzzer's file pages back from the disk (4, once:
+	# no console line for each drop after it, fs/drop_caches.c; the
+	# sysctl takes 1-4); and so rare inside a device call that each one
+	# fails
 	if [ "$1" = fail_make_request ]; then
-		# (1: the page cache; 4: without a console line each time)
-		while sleep 2; do echo 5 >/proc/sys/vm/drop_caches; done &
+		inject_set "$1" 100
+		echo 4 >/proc/sys/vm/drop_caches
+		while sleep 2; do echo 1 >/proc/sys/vm/drop_caches; done &
 		dropper=$!
+	else
+		inject_set "$1" "$FUZZ_INJECT_PERCENT"
 	fi
 	gupctl fuzz --inject --seed "$FUZZ_SEED" --ops "$FUZZ_INJECT_OPS" \
 		--threads "$FUZZ_THREADS" --policy "$GUP_LAB_POLICY" \
