@@ -252,7 +252,11 @@ results_begin() {
 		"$LAB_ROOT/qemu/prune-runs.sh" --results "$LAB_RESULTS/$job" ||
 			log "could not prune $LAB_RESULTS/$job"
 		dir=$LAB_RESULTS/$job/$(date -u +%Y%m%d-%H%M%S)
-		[ ! -e "$dir" ] || dir=$(mktemp -d "$dir-XXXX")
+		mkdir -p "$LAB_RESULTS/$job"
+		# made here, by one mkdir: two jobs started in the same second
+		# each get a directory of their own (a test and make, before,
+		# shared one: both saw it missing, both made it)
+		mkdir "$dir" 2>/dev/null || dir=$(mktemp -d "$dir-XXXX")
 	fi
 	mkdir -p "$dir"
 	RESULTS_DIR=$(cd "$dir" && pwd)

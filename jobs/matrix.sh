@@ -188,7 +188,7 @@ results_explorer() {
 	local s=0
 	"$gupctl" report --html "$1/explorer.html" "$1" >/dev/null || s=$?
 	# 1: a flavour failed or did not run; the page shows that too
-	[ "$s" -le 1 ] && echo "explorer: $1/explorer.html"
+	[ "$s" -le 1 ] && echo "# explorer: $1/explorer.html"
 }
 
 bad=0
