@@ -1376,42 +1376,63 @@ TEST_F(gup_test, vdso_read_pin_write_refused)
 }
 
 /*
+ * fork() a child that waits for a byte on @go, then exits 0 if its copy
+ * of @map still holds the @len bytes of @want, 1 if not (2: no byte came):
+ * it tells whether a write through a pin reached the child's memory.  In
+ * the parent: the child's pid (or -1), go[0] closed.
+ */
+static pid_t fork_watcher(const void *map, const void *want, size_t len, int go[2])
+{
+	pid_t kid = fork();
+
+	if (!kid) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		_exit(memcmp(map, want, len) ? 1 : 0);
+	}
+	close(go[0]);
+	return kid;
+}
+
+/* Let fork_watcher()'s child look, and reap it: its wait status, or -1. */
+static int watcher_status(pid_t kid, int go[2])
+{
+	int status = -1;
+
+	if (write(go[1], "x", 1) != 1)
+		status = -1;
+	close(go[1]);
+	if (waitpid(kid, &status, 0) != kid)
+		return -1;
+	return status;
+}
+
+/*
  * get_user_pages without FOLL_WRITE takes the page a fork child shares
  * (FOLL_GET does not unshare): a write through it would change the
  * child's memory.
  */
 TEST_F(gup_test, fork_shared_anon_read_pin_write_refused)
 {
-	unsigned char *map = map_anon(_metadata, &self->mem, 1);
+	unsigned char *map = map_anon(_metadata, &self->mem, 1), first[64];
 	struct gup_page_state st;
-	int go[2], status = -1;
+	int go[2], status;
 	__u32 id, n = 1;
 	pid_t kid;
 
 	memset(map, 'P', ps);
+	memcpy(first, map, sizeof(first));
 	ASSERT_EQ(0, pipe(go));
-	kid = fork();
+	kid = fork_watcher(map, first, sizeof(first), go);
 	ASSERT_LE(0, kid);
-	if (!kid) {
-		char c;
-		size_t i;
-
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(2);
-		for (i = 0; i < ps; i++)
-			if (map[i] != 'P')
-				_exit(1);
-		_exit(0);
-	}
-	close(go[0]);
 	id = read_pin(_metadata, &self->dev, map, GUP_PIN_METHOD_GET);
 	ASSERT_RET(0, gupdev_state(&self->dev, id, 0, &st, &n));
 	EXPECT_EQ(2, st.mapcount) TH_LOG("the page is not shared with the child");
 	expect_read_only_pin(_metadata, &self->dev, id);
-	EXPECT_EQ(1, write(go[1], "x", 1));
-	close(go[1]);
-	ASSERT_EQ(kid, waitpid(kid, &status, 0));
+	status = watcher_status(kid, go);
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		TH_LOG("the child's memory changed (status %#x)", status);
 }
@@ -1427,41 +1448,27 @@ TEST_F(gup_test, fork_shared_anon_read_pin_write_refused)
 TEST_F(gup_test, get_write_pin_then_fork_write_refused)
 {
 	unsigned char *map = map_anon(_metadata, &self->mem, 1);
-	unsigned char junk[64];
+	unsigned char junk[64], first[64];
 	struct gup_pin_req req;
-	int go[2], status = -1;
-	size_t i;
+	int go[2], status;
 	pid_t kid;
 
 	memset(map, 'P', ps);
+	memcpy(first, map, sizeof(first));
 	memset(junk, 0xee, sizeof(junk));
 	ASSERT_RET(0, gupdev_pin(&self->dev, map, ps, GUP_PIN_METHOD_GET,
 				 GUP_PIN_FLAG_WRITE, &req));
 	ASSERT_EQ(1U, req.nr_pinned);
 	EXPECT_EQ(1, pin_line_has(req.id, " writable=yes"));
 	ASSERT_EQ(0, pipe(go));
-	kid = fork();
+	kid = fork_watcher(map, first, sizeof(first), go);
 	ASSERT_LE(0, kid);
-	if (!kid) {
-		char c;
-
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(2);
-		for (i = 0; i < ps; i++)
-			if (map[i] != 'P')
-				_exit(1);
-		_exit(0);
-	}
-	close(go[0]);
 	/* WRITE into a page shared with the fork child */
 	EXPECT_RET(-EPERM, gupdev_write(&self->dev, req.id, 0, junk, sizeof(junk)));
 	EXPECT_RET(-EPERM, gupdev_unpin(&self->dev, req.id, GUP_UNPIN_DIRTY));
 	map[0] = 'Q';	/* the parent's own copy now; the pinned page is the child's */
 	EXPECT_RET(-EPERM, gupdev_write(&self->dev, req.id, 0, junk, sizeof(junk)));
-	EXPECT_EQ(1, write(go[1], "x", 1));
-	close(go[1]);
-	ASSERT_EQ(kid, waitpid(kid, &status, 0));
+	status = watcher_status(kid, go);
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		TH_LOG("the child's memory changed (status %#x)", status);
 	EXPECT_RET(0, gupdev_unpin(&self->dev, req.id, 0));
@@ -1478,7 +1485,7 @@ TEST_F(gup_test, force_cow_copy_then_fork_write_refused)
 	unsigned char pat[64], first[64];
 	struct gup_pin_req req;
 	unsigned char *map;
-	int go[2], status = -1;
+	int go[2], status;
 	pid_t kid;
 
 	if (self->dev.ver.features & GUP_PIN_FEATURE_ALLOW_BROKEN)
@@ -1490,23 +1497,12 @@ TEST_F(gup_test, force_cow_copy_then_fork_write_refused)
 	ASSERT_EQ(1U, req.nr_pinned);
 	memcpy(first, map, sizeof(first));
 	ASSERT_EQ(0, pipe(go));
-	kid = fork();
+	kid = fork_watcher(map, first, sizeof(first), go);
 	ASSERT_LE(0, kid);
-	if (!kid) {
-		char c;
-
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(2);
-		_exit(memcmp(map, first, sizeof(first)) ? 1 : 0);
-	}
-	close(go[0]);
 	fill(pat, sizeof(pat), 5);
 	EXPECT_RET(-EPERM, gupdev_write(&self->dev, req.id, 0, pat, sizeof(pat)));
 	EXPECT_RET(-EPERM, gupdev_unpin(&self->dev, req.id, GUP_UNPIN_DIRTY));
-	EXPECT_EQ(1, write(go[1], "x", 1));
-	close(go[1]);
-	ASSERT_EQ(kid, waitpid(kid, &status, 0));
+	status = watcher_status(kid, go);
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		TH_LOG("the child's copy changed (status %#x)", status);
 	EXPECT_RET(0, gupdev_unpin(&self->dev, req.id, 0));
@@ -1521,36 +1517,22 @@ TEST_F(gup_test, force_cow_copy_then_fork_write_refused)
 TEST_F(gup_test, pin_write_pin_survives_fork)
 {
 	unsigned char *map = map_anon(_metadata, &self->mem, 1);
-	unsigned char junk[64];
+	unsigned char junk[64], first[64];
 	struct gup_pin_req req;
-	int go[2], status = -1;
-	size_t i;
+	int go[2], status;
 	pid_t kid;
 
 	memset(map, 'P', ps);
+	memcpy(first, map, sizeof(first));
 	memset(junk, 'J', sizeof(junk));
 	ASSERT_RET(0, gupdev_pin(&self->dev, map, ps, GUP_PIN_METHOD_PIN,
 				 GUP_PIN_FLAG_WRITE, &req));
 	ASSERT_EQ(0, pipe(go));
-	kid = fork();
+	kid = fork_watcher(map, first, sizeof(first), go);
 	ASSERT_LE(0, kid);
-	if (!kid) {
-		char c;
-
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(2);
-		for (i = 0; i < ps; i++)
-			if (map[i] != 'P')
-				_exit(1);
-		_exit(0);
-	}
-	close(go[0]);
 	EXPECT_RET(0, gupdev_write(&self->dev, req.id, 0, junk, sizeof(junk)));
 	EXPECT_EQ('J', map[0]) TH_LOG("the parent's page is the pinned one");
-	EXPECT_EQ(1, write(go[1], "x", 1));
-	close(go[1]);
-	ASSERT_EQ(kid, waitpid(kid, &status, 0));
+	status = watcher_status(kid, go);
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		TH_LOG("the child's memory changed (status %#x)", status);
 	EXPECT_RET(0, gupdev_unpin(&self->dev, req.id, GUP_UNPIN_DIRTY));
