@@ -47,7 +47,10 @@ save_gcov() {
 # the driver's are such.
 inject_set() {
 	local a=$dbg/$1
-	echo "$2" >"$a/probability"
+	# off while the rest is set: until task-filter is Y, a probability
+	# applies to every task (this script's writes failed with EFAULT
+	# under fail_usercopy on mainline+debug)
+	echo 0 >"$a/probability"
 	echo 1 >"$a/interval"
 	echo 0 >"$a/space"
 	echo 0 >"$a/verbose"
@@ -56,6 +59,7 @@ inject_set() {
 	[ ! -e "$a/ignore-gfp-wait" ] || echo N >"$a/ignore-gfp-wait"
 	[ ! -e "$a/ignore-gfp-highmem" ] || echo N >"$a/ignore-gfp-highmem"
 	[ ! -e "$a/min-order" ] || echo 0 >"$a/min-order"
+	echo "$2" >"$a/probability"
 	# fail_make_request: only the disks marked, every disk here
 	if [ "$1" = fail_make_request ]; then
 		for d in /sys/block/*/make-it-fail; do echo 1 >"$d"; done
