@@ -77,6 +77,19 @@ for h in /sys/kernel/mm/hugepages/hugepages-*kB; do
 	size=${h##*/hugepages-}
 	echo "${size%kB} $(cat "$h/nr_hugepages") $(cat "$h/free_hugepages")"
 done >/lab/out/longterm.hugetlb 2>/dev/null
+declare -A want_free
+for h in /sys/kernel/mm/hugepages/hugepages-*kB; do
+	[ ! -d "$h" ] || want_free[$h]=$(cat "$h/free_hugepages")
+done
+# hugepages_back: each size has its free pages of before the first run
+# again.  A run's io_uring buffers are let go by a worker after it exits
+# (6.12): under load the next run's hugetlb cases found no free page.
+hugepages_back() {
+	local h
+	for h in "${!want_free[@]}"; do
+		[ "$(cat "$h/free_hugepages")" -ge "${want_free[$h]}" ] || return 1
+	done
+}
 # It runs from each scratch file system, its "local file system" (it
 # makes that file next to its relative __FILE__: the cwd); the ext4 run's
 # files keep their names.
@@ -90,6 +103,11 @@ for fs in ext4 xfs btrfs; do
 		[ -s "$out.notrun" ] || echo "/mnt/$fs is not mounted" >"$out.notrun"
 		continue
 	fi
+	# up to 20 s for the previous run's huge pages
+	for _ in $(seq 40); do
+		hugepages_back && break
+		sleep 0.5
+	done
 	echo "gup-lab: longterm cell $n" >/dev/kmsg
 	(cd "/mnt/$fs" && /lab/bin/gup_longterm) >"$out.ktap" 2>&1
 	echo $? >"$out.status"
