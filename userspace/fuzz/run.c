@@ -399,6 +399,22 @@ static bool fz_injecting(const struct fz_thread *t)
 }
 
 /*
+ * --inject: GUP gives back what it took when something fails after its
+ * first page (mm/gup.c, __get_user_pages(): "return i ? i : ret"), so a
+ * pin shorter than the ABI predicts, of at least one page, is then the
+ * injection's (a make soak run found one: 2 of 512 pages, under
+ * fail_page_alloc).  Counted as injected.
+ */
+static bool fz_short_by_injection(struct fz_thread *t, unsigned int requested,
+				  unsigned int got)
+{
+	if (!fz_injecting(t) || !got || got >= requested)
+		return false;
+	t->injected[t->op]++;
+	return true;
+}
+
+/*
  * Judge answer @err (0 or a positive errno) of the request @what against
  * the ABI (model/abi.c).  True if it is allowed.
  */
@@ -986,6 +1002,8 @@ static int pin_try(struct fz_thread *t, const struct fz_pin_try *p)
 	if (err || p->out_faults)
 		return err;
 	bad = abi_pin_result(&c, req->nr_requested, req->nr_pinned, req->id);
+	if (bad && req->id && fz_short_by_injection(t, req->nr_requested, req->nr_pinned))
+		bad = NULL;
 	if (bad) {
 		fz_fail(t, "%s -> nr_requested %u nr_pinned %u id %u: %s", what,
 			req->nr_requested, req->nr_pinned, req->id, bad);
@@ -2423,7 +2441,8 @@ static void op_total(struct fz_thread *t)
 		if (!fz_judge(t, &c, err, what) || err)
 			goto out;
 		if (req.nr_pinned != n) {
-			fz_fail(t, "%s: %u pages pinned", what, req.nr_pinned);
+			if (!fz_short_by_injection(t, n, req.nr_pinned))
+				fz_fail(t, "%s: %u pages pinned", what, req.nr_pinned);
 			if (req.id)
 				ids[nids++] = req.id;
 			goto out;
@@ -2637,6 +2656,8 @@ static void op_bench(struct fz_thread *t)
 	if (b->err && !fz_judge(t, &gup, b->err, "BENCH's GUP call"))
 		return;
 	bad = abi_pin_result(&gup, n, b->nr_taken, b->nr_taken);
+	if (bad && fz_short_by_injection(t, n, b->nr_taken))
+		bad = NULL;
 	if (bad) {
 		fz_fail(t, "%s -> nr_taken %u err %u: %s", what, b->nr_taken, b->err, bad);
 		return;
