@@ -43,6 +43,10 @@ while [ $# -gt 0 ]; do
 	--reps) reps=${2:?--reps needs R}; shift ;;
 	--results) results=${2:?--results needs a DIR}; shift ;;
 	-h | --help) usage; exit 0 ;;
+	--shard)
+		# docs/results.md, "Shards"
+		echo "jobs/bench.sh: no --shard: the figures are ratios measured in one run, on one machine, round-robin" >&2
+		exit 2 ;;
 	-*) echo "jobs/bench.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) flavours+=("$1") ;;
 	esac

@@ -3,13 +3,24 @@
 # missing, and print one line per flavour: kernel release, kernel verdict,
 # wall time, accelerator (qemu/accel.sh: kvm or tcg).
 #
-#   jobs/boot.sh [FLAVOUR...]
+#   jobs/boot.sh [--shard I/N] [FLAVOUR...]
+# --shard I/N   only shard I of N of the flavours (places I, I+N, ...)
 set -euo pipefail
 # shellcheck source=../patches/flavours.sh
 . "$(dirname "$0")/../patches/flavours.sh"
+# shellcheck source=lib.sh
+. "$LAB_ROOT/jobs/lib.sh"
 
+shard=''
+if [ "${1:-}" = --shard ]; then
+	shard=${2:?--shard needs I/N}
+	shift 2
+fi
+flavours=("$@")
 # shellcheck disable=SC2046 # one name per line, no spaces
-[ $# -gt 0 ] || set -- $(all_flavours)
+[ $# -gt 0 ] || flavours=($(all_flavours))
+job_shard boot "$shard" || exit 2
+set -- "${flavours[@]}"
 bad=0
 printf '%-10s %-22s %-9s %-8s %s\n' flavour release verdict wall accel
 for f in "$@"; do

@@ -30,8 +30,10 @@
 # report outside the cells); 1 otherwise; 2 usage error.  The
 # last line is "results: PATH".
 #
-#   jobs/consumers.sh [--quick] [--results DIR] [--flavour F]... [FLAVOUR...]
+#   jobs/consumers.sh [--quick] [--shard I/N] [--results DIR] [--flavour F]... [FLAVOUR...]
 # --quick        the quick subset (gupctl consumers expect --quick), for make check
+# --shard I/N    run only shard I of N of the flavours (places I, I+N, ...;
+#                jobs/merge.sh puts the parts together: docs/results.md)
 # --results DIR  write the run there, move no latest link (default: a new
 #                directory under results/consumers/, then .../latest)
 # --flavour F    run F (repeatable; the same as naming it after the options)
@@ -49,12 +51,13 @@ usage() {
 	sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'
 }
 
-quick=() results='' flavours=()
+quick=() results='' shard='' flavours=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=(--quick) ;;
 	--results) results=${2:?--results needs a DIR}; shift ;;
 	--flavour) flavours+=("${2:?--flavour needs a FLAVOUR}"); shift ;;
+	--shard) shard=${2:?--shard needs I/N}; shift ;;
 	-h | --help) usage; exit 0 ;;
 	-*) echo "jobs/consumers.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) flavours+=("$1") ;;
@@ -66,6 +69,7 @@ if [ ${#flavours[@]} -eq 0 ]; then
 fi
 list=$(job_flavours consumers "${flavours[@]}") || exit 2
 mapfile -t flavours <<<"$list"
+job_shard consumers "$shard" || exit 2
 
 job_userspace
 gupctl=$LAB_ROOT/userspace/gupctl

@@ -4,10 +4,16 @@
 # (docs/matrix-learned.md, ...) are read, never written.  Each page says
 # which results directory and commit it came from.
 #
-#   jobs/docs.sh [DIR...]
-# DIR...  results directories; each regenerates its job's page (the job is
-#         run.json's "job").  Default: results/JOB/latest of every job
-#         with a page; a job without results yet is skipped, and said so.
+#   jobs/docs.sh [--out DIR] [RESULTS...]
+# RESULTS...  results directories; each regenerates its job's page (the
+#             job is run.json's "job").  The parts of a sharded run
+#             (--shard I/N; docs/results.md, "Shards") are merged first
+#             into one results directory (jobs/merge.sh), whose pages and
+#             explorer these are.  Default: results/JOB/latest of every
+#             job with a page; a job without results yet is skipped, and
+#             said so.
+# --out DIR   write the pages into DIR instead of docs/ (a quick run's
+#             too, which docs/ never takes)
 #
 # A page per job: add a page_JOB function and JOB to pages.  Exit status:
 # 0 every page asked for (or with results) regenerated; 1 otherwise.
@@ -18,41 +24,48 @@ set -euo pipefail
 . "$LAB_ROOT/jobs/lib.sh"
 
 pages=(matrix repro consumers holders bench)
+out=docs
+
+# quick_refused DIR JOB: fail when DIR is a quick run and the pages go to
+# docs/ (make check's subsets are not the published results).
+quick_refused() {
+	[ "$out" = docs ] || return 0
+	! jq -e 'any(.flavours[]; .quick)' "$1/run.json" >/dev/null ||
+		die "$1 is a quick run (jobs/$2.sh --quick, make check's subset): docs/ takes a full one (make $2), --out DIR any"
+}
 
 # page_matrix DIR: docs/matrix.md, docs/matrix.svg, docs/policies.md and
 # docs/longterm.md (gup_longterm's verdicts per flavour), and DIR's
 # explorer page, DIR/explorer.html.
 # shellcheck disable=SC2317 # called as page_$job
 page_matrix() {
-	! jq -e 'any(.flavours[]; .quick)' "$1/run.json" >/dev/null ||
-		die "$1 is a quick run (jobs/matrix.sh --quick, make check's subset): the pages come from a full one (make matrix)"
-	"$gupctl" report --md docs/matrix.md --svg docs/matrix.svg --policies docs/policies.md \
+	quick_refused "$1" matrix
+	"$gupctl" report --md "$out/matrix.md" --svg "$out/matrix.svg" --policies "$out/policies.md" \
 		--learned docs/matrix-learned.md --html "$1/explorer.html" "$1" || [ $? -eq 1 ] ||
 		die "gupctl report failed on $1"
-	"$gupctl" longterm report --md docs/longterm.md --policies docs/policies.md "$1" ||
+	"$gupctl" longterm report --md "$out/longterm.md" --policies "$out/policies.md" "$1" ||
 		die "gupctl longterm report failed on $1"
 }
 
 # page_repro DIR: docs/repro-ext4-2018-results.md.
 # shellcheck disable=SC2317 # called as page_$job
 page_repro() {
-	"$gupctl" repro report --results "$1" -o docs/repro-ext4-2018-results.md ||
+	"$gupctl" repro report --results "$1" -o "$out/repro-ext4-2018-results.md" ||
 		die "gupctl repro report failed on $1"
 }
 
 # page_consumers DIR: docs/consumers.md.
 # shellcheck disable=SC2317 # called as page_$job
 page_consumers() {
-	"$gupctl" consumers report --md docs/consumers.md "$1" ||
+	"$gupctl" consumers report --md "$out/consumers.md" "$1" ||
 		die "gupctl consumers report failed on $1"
 }
 
 # page_holders DIR: docs/filesystems.md (the prose: docs/filesystems-guide.md).
 # shellcheck disable=SC2317 # called as page_$job
 page_holders() {
-	! jq -e 'any(.flavours[]; .quick)' "$1/run.json" >/dev/null ||
-		die "$1 is a quick run (jobs/holders.sh --quick, make check's subset): the page comes from a full one (make holders)"
-	"$gupctl" holders report --results "$1" -o docs/filesystems.md ||
+	quick_refused "$1" holders
+	"$gupctl" holders report --results "$1" -o "$out/filesystems.md" ||
 		die "gupctl holders report failed on $1"
 }
 
@@ -67,15 +80,22 @@ page_bench() {
 		[ ! -f "$1/$d" ] || docs+=("$1/$d")
 	done
 	[ ${#docs[@]} -gt 0 ] || die "$1: no boot measured"
-	"$gupctl" bench report --from "$1" --md docs/bench.md --svg docs/bench.svg "${docs[@]}" ||
+	"$gupctl" bench report --from "$1" --md "$out/bench.md" --svg "$out/bench.svg" "${docs[@]}" ||
 		die "gupctl bench report failed on $1"
 }
 
-case ${1:-} in
--h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
--*) echo "jobs/docs.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
-esac
-dirs=("$@")
+dirs=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	-h | --help) sed -n '2,/^set /{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--out) out=${2:?--out needs a DIR}; shift ;;
+	-*) echo "jobs/docs.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	*) dirs+=("$1") ;;
+	esac
+	shift
+done
+[ -d "$out" ] || die "--out $out: no such directory"
+out=$(cd "$out" && pwd -P)
 if [ ${#dirs[@]} -eq 0 ]; then
 	for job in "${pages[@]}"; do
 		if [ -f "$LAB_RESULTS/$job/latest/run.json" ]; then
@@ -89,14 +109,46 @@ fi
 job_userspace
 gupctl=$LAB_ROOT/userspace/gupctl
 root=$(cd "$LAB_ROOT" && pwd -P)
-cd "$root"
+[ "$out" != "$root/docs" ] || out=docs
 status=0
+# The parts of a sharded run: merged (jobs/merge.sh) into one directory
+# that stands for them below; any other two runs of one job are refused.
+declare -A parts=()
+given=()
 for dir in "${dirs[@]}"; do
 	if [ ! -f "$dir/run.json" ]; then
 		echo "jobs/docs.sh: $dir: no run.json: not a results directory (make matrix writes one)" >&2
 		status=1
 		continue
 	fi
+	job=$(jq -r '.job // empty' "$dir/run.json")
+	[ -n "${parts[$job]:-}" ] || given+=("$dir")
+	parts[$job]+="$dir"$'\n'
+done
+dirs=()
+for dir in "${given[@]}"; do
+	job=$(jq -r '.job // empty' "$dir/run.json")
+	mapfile -t p <<<"${parts[$job]%$'\n'}"
+	if [ ${#p[@]} -eq 1 ]; then
+		dirs+=("$dir")
+		continue
+	fi
+	echo "# $job: merging the parts ${p[*]}"
+	s=0
+	mout=$("$LAB_ROOT/jobs/merge.sh" "${p[@]}") || s=$?
+	sed '$d' <<<"$mout"
+	merged=$(tail -1 <<<"$mout" | sed -n 's/^results: //p')
+	if [ -z "$merged" ]; then
+		echo "jobs/docs.sh: $job: the parts given do not merge (above)" >&2
+		status=1
+		continue
+	fi
+	# a shard missing: its flavours are pages' "not run", and the exit 1
+	[ "$s" -eq 0 ] || status=1
+	dirs+=("$merged")
+done
+cd "$root"
+for dir in "${dirs[@]}"; do
 	job=$(jq -r '.job // empty' "$dir/run.json")
 	if ! declare -F "page_$job" >/dev/null; then
 		echo "jobs/docs.sh: $dir: no page for job '$job'" >&2

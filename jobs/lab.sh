@@ -24,7 +24,10 @@
 # Exit status: 0 when every kernel was built and both jobs passed, 1
 # otherwise.  The last lines name the jobs' results directories.
 #
-#   jobs/lab.sh
+#   jobs/lab.sh [--shard I/N]
+# --shard I/N  build and run only shard I of N of the flavours (places I,
+#              I+N, ... of patches/flavours; the jobs get --shard too, and
+#              jobs/merge.sh puts the parts together: docs/results.md)
 set -euo pipefail
 # shellcheck source=../patches/flavours.sh
 . "$(dirname "$0")/../patches/flavours.sh"
@@ -32,14 +35,20 @@ set -euo pipefail
 . "$LAB_ROOT/jobs/lib.sh"
 job_guard "$@"
 
+shard=''
 case ${1:-} in
 -h | --help) sed -n '2,/^set /{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 '') ;;
-*) echo "jobs/lab.sh: no arguments (see --help)" >&2; exit 2 ;;
+--shard) shard=${2:?--shard needs I/N}; [ $# -eq 2 ] || { echo "jobs/lab.sh: only --shard I/N (see --help)" >&2; exit 2; } ;;
+*) echo "jobs/lab.sh: no arguments but --shard I/N (see --help)" >&2; exit 2 ;;
 esac
 
-# The build order: each flavour after the one whose objects ccache gives it.
-mapfile -t table < <(all_flavours)
+# The build order: each flavour after the one whose objects ccache gives
+# it; a shard's flavours only (the jobs pick the same ones from the table).
+mapfile -t all < <(all_flavours)
+flavours=("${all[@]}")
+job_shard lab "$shard" || exit 2
+table=("${flavours[@]}")
 order=()
 for f in stock gup-v7 gup-v9 gup-v1 ext4-2018 mainline; do
 	[[ " ${table[*]} " != *" $f "* ]] || order+=("$f")
@@ -131,9 +140,9 @@ if ! wait "$rootfs_pid"; then
 	tail -5 "$out/rootfs.log" >&2
 	die "lab: the root image did not build: $out/rootfs.log"
 fi
-"$LAB_ROOT/jobs/matrix.sh" "${table[@]}" >"$out/matrix.log" 2>&1 &
+"$LAB_ROOT/jobs/matrix.sh" ${shard:+--shard "$shard"} "${all[@]}" >"$out/matrix.log" 2>&1 &
 matrix_pid=$!
-"$LAB_ROOT/jobs/consumers.sh" "${table[@]}" >"$out/consumers.log" 2>&1 &
+"$LAB_ROOT/jobs/consumers.sh" ${shard:+--shard "$shard"} "${all[@]}" >"$out/consumers.log" 2>&1 &
 consumers_pid=$!
 progress "$matrix_pid" "$consumers_pid"
 bad=0

@@ -59,6 +59,35 @@ job_flavours() {
 	printf '%s\n' "$@"
 }
 
+# job_shard JOB SPEC: with SPEC "I/N" (a job's --shard, make's SHARD=;
+# docs/results.md, "Shards"), keep in the caller's array `flavours` only
+# shard I's part of it: the flavours at places I, I+N, I+2N... of the list
+# (round-robin: the shards differ by one flavour at most, and the first
+# flavours, which make lab builds first, are spread over them).  RESULTS_SHARD (run.json's
+# "shard": index, count, the whole list) lets jobs/merge.sh put the parts
+# together again.  An empty SPEC keeps every flavour (RESULTS_SHARD null).
+# A SPEC that is not I/N with 1 <= I <= N is a usage error (status 2, said
+# in JOB's name); a shard with no flavour (N larger than the list) runs
+# none and says so.
+job_shard() {
+	local job=$1 spec=$2 i n k keep=()
+	RESULTS_SHARD=null
+	[ -n "$spec" ] || return 0
+	if ! [[ $spec =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] ||
+		[ "${BASH_REMATCH[1]}" -gt "${BASH_REMATCH[2]}" ]; then
+		echo "jobs/$job.sh: --shard '$spec': want I/N, shard I of N (1 <= I <= N)" >&2
+		return 2
+	fi
+	i=${BASH_REMATCH[1]} n=${BASH_REMATCH[2]}
+	for ((k = 0; k < ${#flavours[@]}; k++)); do
+		[ $((k % n + 1)) -ne "$i" ] || keep+=("${flavours[k]}")
+	done
+	RESULTS_SHARD=$(jq -nc --argjson index "$i" --argjson count "$n" \
+		'{index: $index, count: $count, flavours: $ARGS.positional}' --args "${flavours[@]}")
+	echo "# shard $i/$n: ${keep[*]:-no flavour (${#flavours[@]} in all)}" >&2
+	flavours=("${keep[@]}")
+}
+
 # job_detect FLAVOUR...: the GUP policy of each registered kernel given no
 # POLICY= and not yet detected, read from its kernel: one boot each
 # (jobs/guest/detect.sh: `gupctl detect`, the kernel's facts, then a few
@@ -303,6 +332,8 @@ results_flavour() {
 
 # results_end: write run.json, move the latest links (unless the caller
 # chose the directory) and print "results: PATH", the job's last line.
+# jobs/merge.sh sets RESULTS_COMMIT, RESULTS_DATE, RESULTS_WALL (the
+# parts' own) and RESULTS_MERGED (run.json's "merged_from") first.
 results_end() {
 	local wall commit=$RESULTS_COMMIT
 	# An interrupted guest (qemu/run.sh) makes no finished run: the
@@ -314,31 +345,45 @@ results_end() {
 		log "$RESULTS_DIR: not a finished run (a guest was interrupted): no run.json"
 		return 1
 	fi
-	wall=$(echo "$(date +%s.%N) - $RESULTS_T0" | bc)
+	wall=${RESULTS_WALL:-$(echo "$(date +%s.%N) - $RESULTS_T0" | bc)}
 	shopt -s nullglob
 	local parts=("$RESULTS_DIR"/.flavour-*.json)
 	shopt -u nullglob
 	if [ ${#parts[@]} -eq 0 ]; then echo '[]'; else jq -s . "${parts[@]}"; fi |
 		jq --arg job "$RESULTS_JOB" --arg commit "$commit" \
 		--arg date "$RESULTS_DATE" \
-		--argjson wall "$(printf '%.1f' "$wall")" \
+		--argjson wall "$(printf '%.1f' "$wall")" --argjson shard "${RESULTS_SHARD:-null}" \
+		--argjson merged "${RESULTS_MERGED:-null}" \
 		'{job: $job, commit: $commit, date: $date,
 		  source_packages: ([.[].source_package | select(.)] | unique),
-		  wall_seconds: $wall, flavours: .}' >"$RESULTS_DIR/.run.json.tmp"
+		  wall_seconds: $wall, shard: $shard, flavours: .}
+		| if $merged then . + {merged_from: $merged} else . end' >"$RESULTS_DIR/.run.json.tmp"
 	# run.json is what makes the directory a finished run (jobs/docs.sh):
 	# renamed into place whole, never half written (a kill, a full disk)
 	mv "$RESULTS_DIR/.run.json.tmp" "$RESULTS_DIR/run.json"
 	rm -f "${parts[@]}" "$RESULTS_DIR/.running"
-	# the job's explorer page, where it has one (docs/results.md)
-	if declare -F results_explorer >/dev/null; then
-		results_explorer "$RESULTS_DIR" ||
-			log "$RESULTS_DIR: the explorer page could not be written"
-	fi
+	results_explorer "$RESULTS_DIR"
 	if [ "$RESULTS_LINK" = 1 ]; then
 		_results_link "$(basename "$RESULTS_DIR")" "$LAB_RESULTS/$RESULTS_JOB/latest"
 		_results_link "$RESULTS_JOB/$(basename "$RESULTS_DIR")" "$LAB_RESULTS/latest"
 	fi
 	echo "results: $RESULTS_DIR"
+}
+
+# results_explorer DIR: DIR's explorer page, DIR/explorer.html, for a job
+# that has one (gupctl report --html: the matrix; docs/results.md, "The
+# explorer"), its path printed as "# explorer: PATH"; results_end calls it
+# once run.json is written, jobs/docs.sh again.
+results_explorer() {
+	local s=0
+	[ "$(jq -r .job "$1/run.json")" = matrix ] || return 0
+	"$LAB_ROOT/userspace/gupctl" report --html "$1/explorer.html" "$1" >/dev/null || s=$?
+	# 1: a flavour failed or did not run; the page shows that too
+	if [ "$s" -le 1 ]; then
+		echo "# explorer: $1/explorer.html"
+	else
+		log "$1: the explorer page could not be written"
+	fi
 }
 
 # _results_link TARGET LINK: LINK points at TARGET, replaced by a rename:

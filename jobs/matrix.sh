@@ -18,9 +18,11 @@
 # GUP policy the one the flavour table names: a mislabelled flavour
 # fails); 1 otherwise; 2 usage error.
 #
-#   jobs/matrix.sh [--quick] [--results DIR] [FLAVOUR...]
+#   jobs/matrix.sh [--quick] [--shard I/N] [--results DIR] [FLAVOUR...]
 # --quick        the quick subset (gupctl matrix --quick: six backings of
 #                nineteen), for make check; docs.sh makes no page of it
+# --shard I/N    run only shard I of N of the flavours (places I, I+N, ...;
+#                jobs/merge.sh puts the parts together: docs/results.md)
 # --results DIR  write the run there, move no latest link (default: a new
 #                directory under results/matrix/, then results/matrix/latest)
 # FLAVOUR...     the flavours to run (default: every one in patches/flavours)
@@ -35,12 +37,13 @@ usage() {
 	sed -n '2,/^set /{/^#/p}' "$0" | sed 's/^# \{0,1\}//'
 }
 
-results='' quick=false
+results='' quick=false shard=''
 flavours=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=true ;;
 	--results) results=${2:?--results needs a DIR}; shift ;;
+	--shard) shard=${2:?--shard needs I/N}; shift ;;
 	-h | --help) usage; exit 0 ;;
 	-*) echo "jobs/matrix.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) flavours+=("$1") ;;
@@ -49,6 +52,7 @@ while [ $# -gt 0 ]; do
 done
 list=$(job_flavours matrix "${flavours[@]}") || exit 2
 mapfile -t flavours <<<"$list"
+job_shard matrix "$shard" || exit 2
 
 job_userspace
 gupctl=$LAB_ROOT/userspace/gupctl
@@ -179,16 +183,6 @@ matrix_flavour() {
 			"accel=$(job_accel "$tmp/$f.report")"
 	fi
 	return "$bad"
-}
-
-# results_explorer DIR: the run's explorer page (results_end calls it once
-# run.json is written; docs/results.md, "The explorer").
-# shellcheck disable=SC2317 # called by results_end
-results_explorer() {
-	local s=0
-	"$gupctl" report --html "$1/explorer.html" "$1" >/dev/null || s=$?
-	# 1: a flavour failed or did not run; the page shows that too
-	[ "$s" -le 1 ] && echo "# explorer: $1/explorer.html"
 }
 
 bad=0

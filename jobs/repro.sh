@@ -50,6 +50,8 @@ usage: jobs/repro.sh [options]
                    105 (35 per file system)
   --flavour F      only flavour F (repeatable; default: every flavour in
                    patches/flavours: $(all_flavours | paste -sd' '))
+  --shard I/N      only shard I of N of the flavours (places I, I+N, ...;
+                   jobs/merge.sh puts the parts together: docs/results.md)
   --results DIR    write the results here (default: a new directory under
                    $LAB_RESULTS/repro, and move the latest links)
   --keep-images    keep each boot's directory with its scratch and control
@@ -104,12 +106,13 @@ decode_console() {
 	rm -f "$new" "$new.decoded" "$new.pairs"
 }
 
-quick=() results='' keep_images=0 flavours=()
+quick=() results='' keep_images=0 shard='' flavours=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=(--quick) ;;
 	--flavour) flavours+=("${2:?--flavour needs a value}"); shift ;;
 	--results) results=${2:?--results needs a DIR}; shift ;;
+	--shard) shard=${2:?--shard needs I/N}; shift ;;
 	--keep-images) keep_images=1 ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; echo "jobs/repro.sh: unknown option '$1'" >&2; exit 2 ;;
@@ -118,6 +121,7 @@ while [ $# -gt 0 ]; do
 done
 list=$(job_flavours repro "${flavours[@]}") || exit 2
 mapfile -t flavours <<<"$list"
+job_shard repro "$shard" || exit 2
 
 make -s -C userspace
 gupctl=$LAB_ROOT/userspace/gupctl

@@ -33,6 +33,8 @@
 #   --quick          the reproduction's 5 cells (jobs/repro.sh --quick)
 #   --no-matrix, --no-repro
 #                    leave those steps out (said so in the results)
+#   --shard I/N      only shard I of N of the flavours (places I, I+N, ...;
+#                    jobs/merge.sh puts the parts together: docs/results.md)
 #   --results DIR    write there, move no latest link
 #   FLAVOUR...       base flavours (default: every one in patches/flavours)
 #
@@ -46,10 +48,10 @@ set -euo pipefail
 job_guard "$@"
 
 usage() {
-	sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,/^set /{/^#/p}' "$0" | sed 's/^# \{0,1\}//'
 }
 
-ops=100000 threads=4 seed=$(date -u +%Y%m%d) quick=() matrix=1 repro=1 results=''
+ops=100000 threads=4 seed=$(date -u +%Y%m%d) quick=() matrix=1 repro=1 results='' shard=''
 inject_ops=10000 inject_percent=10
 # the kernel's fault injection, by debugfs name (jobs/guest/soak.sh)
 inject_kinds="failslab fail_page_alloc fail_usercopy fail_make_request"
@@ -65,6 +67,7 @@ while [ $# -gt 0 ]; do
 	--no-matrix) matrix=0 ;;
 	--no-repro) repro=0 ;;
 	--results) results=${2:?--results needs a DIR}; shift ;;
+	--shard) shard=${2:?--shard needs I/N}; shift ;;
 	-h | --help) usage; exit 0 ;;
 	-*) echo "jobs/soak.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) flavours+=("$(flavour_base "$1")") ;;
@@ -73,6 +76,10 @@ while [ $# -gt 0 ]; do
 done
 [ ${#flavours[@]} -gt 0 ] || mapfile -t flavours < <(all_flavours)
 job_flavours soak "${flavours[@]/%/+debug}" >/dev/null || exit 2
+# the shard cut from the names run.json will carry (FLAVOUR+debug)
+flavours=("${flavours[@]/%/+debug}")
+job_shard soak "$shard" || exit 2
+flavours=("${flavours[@]%+debug}")
 # The fuzz judges every answer against a named policy (gupctl fuzz): a
 # registered kernel's may be detected as none.  Not yet, then.
 for f in "${flavours[@]}"; do
