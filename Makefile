@@ -23,7 +23,12 @@ MINE = $(if $(call cmdline,KERNEL)$(call cmdline,SERIES),yes)
 # One kernel asked for (yours, or FLAVOUR=F): the job builds it and its
 # module when it stages the flavour, and nothing else (the inner loop:
 # docs/performance.md); otherwise every flavour first.
-NEEDS = $(if $(MINE)$(call cmdline,FLAVOUR),rootfs gupctl,all)
+NEEDS = $(if $(MINE)$(call cmdline,FLAVOUR)$(call cmdline,SHARD),rootfs gupctl,all)
+# SHARD=I/N (matrix, repro, holders, consumers, soak, boot, lab): only
+# shard I of N of the flavours, the others left to other machines; `make
+# docs RESULTS="PART..."` merges the parts (docs/results.md, "Shards").
+# Like FLAVOUR=, the job builds only the kernels it runs.
+SHARDOPT = $(if $(call cmdline,SHARD),--shard '$(SHARD)')
 uservar = "$(if $(filter command line,$(origin $(1))),$$$(1))"
 # In a recipe: f= the flavour to run (empty: every one), or exit 1.
 PICK = f=$$(patches/user-kernel.sh from-make $(call uservar,KERNEL) $(call uservar,SERIES) \
@@ -56,26 +61,27 @@ shell: $(NEEDS)
 
 # Boot every flavour once and report each verdict.
 boot: $(NEEDS)
-	@$(PICK); jobs/boot.sh $$f
+	@$(PICK); jobs/boot.sh $(SHARDOPT) $$f
 
 # The main job (README): every flavour's kernel, the GUP matrix and the
 # kernel's own GUP users on each, the runs overlapping the builds, with a
 # progress line (jobs/lab.sh): results/lab/, results/matrix/,
 # results/consumers/.
 lab: deps gupctl
-	@jobs/lab.sh
+	@jobs/lab.sh $(SHARDOPT)
 
 # The GUP matrix on every flavour: a results directory under results/matrix/.
 matrix: $(NEEDS)
-	@$(PICK); jobs/matrix.sh $$f
+	@$(PICK); jobs/matrix.sh $(SHARDOPT) $$f
 
 # The generated pages of docs/ from results: the latest run of each job,
-# or RESULTS=DIR (a results directory).
+# or RESULTS=DIR (a results directory; several: the parts of a sharded
+# run, merged first by jobs/merge.sh).
 docs: gupctl
 	@jobs/docs.sh $(RESULTS)
 
 repro: $(NEEDS)
-	@$(PICK); jobs/repro.sh $${f:+--flavour $$f}
+	@$(PICK); jobs/repro.sh $(SHARDOPT) $${f:+--flavour $$f}
 
 # What two kernels measured differently, cell by cell (docs/your-kernel.md,
 # "Reading a diff"): A= and B= each a results directory (DIR, DIR:FLAVOUR,
@@ -93,20 +99,20 @@ diff: gupctl
 # or FLAVOUR=F given on the command line: results/holders/
 # (docs/filesystems.md).
 holders: $(NEEDS)
-	@$(PICK); jobs/holders.sh $${f:+--flavour $$f}
+	@$(PICK); jobs/holders.sh $(SHARDOPT) $${f:+--flavour $$f}
 
 # The kernel's own GUP users (ptrace, /proc/PID/mem, process_vm_rw,
 # O_DIRECT, vmsplice, io_uring, AF_XDP, RDMA, uprobes) on every flavour:
 # results/consumers/.
-consumers: $(if $(MINE),,kernels) rootfs gupctl
-	@$(PICK); jobs/consumers.sh $${f:+--flavour $$f}
+consumers: $(if $(MINE)$(call cmdline,SHARD),,kernels) rootfs gupctl
+	@$(PICK); jobs/consumers.sh $(SHARDOPT) $${f:+--flavour $$f}
 
 # Every flavour's debug overlay (FLAVOUR+debug): the driver selftests, the
 # long fuzz, the fuzz under fault injection, the driver's line coverage,
 # kmemleak, the matrix and the reproduction; builds its own
 # kernels (many minutes each).  A results directory under results/soak/.
 soak: deps
-	@jobs/soak.sh
+	@jobs/soak.sh $(SHARDOPT)
 
 # What GUP costs under each policy: gupctl bench (and the kernel's own
 # gup_test beside it) on stock, gup-v1, gup-v7 and gup-v9, round-robin

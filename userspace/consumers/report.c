@@ -12,10 +12,13 @@
 #include <linux/magic.h>
 
 #include "console/kreports.h"
+#include "console/lines.h"
 #include "console/markers.h"
 #include "consumers/cells.h"
 #include "consumers/report.h"
 #include "consumers/run.h"
+#include "explorer/page.h"
+#include "explorer/table.h"
 #include "lib/gupdev.h"
 #include "lib/jsonfile.h"
 #include "lib/options.h"
@@ -28,6 +31,7 @@
 struct rflavour {
 	const char *name;
 	json_t *doc;		/* FLAVOUR.json, or NULL: not run */
+	const char *why;	/* run.json's why_not_run, or NULL */
 };
 
 static json_t *rcell(const struct rflavour *f, unsigned int i)
@@ -60,26 +64,33 @@ static const char *jstr(json_t *o, const char *path1, const char *path2)
 	return json_string_value(v);
 }
 
-/* A table cell: the measured verdict, and the expectation when it differs. */
-static void md_verdict(FILE *f, json_t *c)
+/*
+ * A cell as both pages show it: the measured verdict, and the expectation
+ * when it differs (@md: the verdict in bold, for the markdown table).
+ */
+static const char *verdict_text(json_t *c, bool md, char *buf, size_t size)
 {
-	const char *v;
+	const char *v = jstr(c, "verdict", NULL) ?: "?", *b = md ? "**" : "";
 
-	if (!c) {
-		fputs(" - |", f);
-		return;
-	}
-	v = json_string_value(json_object_get(c, "verdict"));
 	/* policy none: the measurement, nothing to hold it against */
 	if (json_is_true(json_object_get(c, "measured_only")))
-		fprintf(f, " %s%s |", v ?: "?",
-			json_is_true(json_object_get(c, "match")) ? " (measured)" : "");
+		snprintf(buf, size, "%s%s", v,
+			 json_is_true(json_object_get(c, "match")) ? " (measured)" : "");
 	else if (json_is_true(json_object_get(c, "match")))
-		fprintf(f, " %s |", v ?: "?");
+		snprintf(buf, size, "%s", v);
 	else
-		fprintf(f, " **%s** (expected %s%s) |", v ?: "?",
-			jstr(c, "expected", "kernel_report") ? "WARN " : "",
-			jstr(c, "expected", "outcome") ?: "?");
+		snprintf(buf, size, "%s%s%s (expected %s%s)", b, v, b,
+			 jstr(c, "expected", "kernel_report") ? "WARN " : "",
+			 jstr(c, "expected", "outcome") ?: "?");
+	return buf;
+}
+
+/* A table cell: verdict_text(), or "-" for a cell not run. */
+static void md_verdict(FILE *f, json_t *c)
+{
+	char buf[256];
+
+	fprintf(f, " %s |", c ? verdict_text(c, true, buf, sizeof(buf)) : "-");
 }
 
 static void md_header(FILE *f, const struct rflavour *fl, unsigned int nf, const char *first)
@@ -378,17 +389,123 @@ static void write_md(FILE *f, const char *dir, json_t *run, struct rflavour *fl,
 	write_findings(f, fl, nf);
 }
 
+/* ---- The explorer (explorer/table.h; docs/results.md, "The explorer") ---- */
+
+/* What a cell measured, in one line: its verdict, errno and read-backs. */
+static void measured_text(json_t *c, char *buf, size_t size)
+{
+	char key[256];
+	json_t *m = json_object_get(c, "measured");
+
+	twin_key(c, key, sizeof(key));
+	snprintf(buf, size, "%s; outcome %s, %lld bytes%s%s%s%s", key,
+		 jstr(m, "outcome", NULL) ?: "?",
+		 json_integer_value(json_object_get(m, "bytes")),
+		 jstr(m, "errno", NULL) ? ", errno " : "", jstr(m, "errno", NULL) ?: "",
+		 jstr(m, "setup_error", NULL) ? ", setup error: " : "",
+		 jstr(m, "setup_error", NULL) ?: "");
+}
+
+/* One flavour's column: its summary, console, and every cell it has. */
+static void html_flavour(json_t *t, const char *dir, const struct rflavour *fl,
+			 unsigned int col, const struct consumer_cell *cc, unsigned int n)
+{
+	static unsigned int first[CONS_MAX_CELLS], last[CONS_MAX_CELLS];
+	json_t *s = json_object_get(fl->doc, "summary"), *lines, *x, *c, *r, *mine;
+	char path[4096], summary[256], text[256], measured[512], expected[128];
+	unsigned int i;
+	size_t j;
+
+	snprintf(summary, sizeof(summary), "%lld cells, %lld ran, %lld as expected, "
+		 "%lld DATA LOST, %lld kernel reports (%lld unexpected)",
+		 json_integer_value(json_object_get(s, "cells")),
+		 json_integer_value(json_object_get(s, "ran")),
+		 json_integer_value(json_object_get(s, "cells")) -
+		 json_integer_value(json_object_get(s, "mismatches")) -
+		 json_integer_value(json_object_get(s, "measured_only")),
+		 json_integer_value(json_object_get(s, "data_lost")),
+		 json_integer_value(json_object_get(s, "kernel_reports")),
+		 json_integer_value(json_object_get(s, "unexpected_kernel_reports")));
+	snprintf(path, sizeof(path), "%s/%s.console.log", dir, fl->name);
+	memset(first, 0, sizeof(first));
+	memset(last, 0, sizeof(last));
+	lines = console_lines(path);
+	if (json_array_size(lines))
+		console_cell_lines(path, "consumers", json_array_size(lines), CONS_MAX_CELLS,
+				   first, last);
+	explorer_column(t, fl->name, jstr(fl->doc, "policy", NULL),
+			jstr(fl->doc, "kernel_release", NULL), summary, lines);
+	for (i = 0; i < n; i++) {
+		const char *key[] = { consumers[cc[i].iface].name, backing_name(cc[i].backing),
+				      state_name(cc[i].state) };
+		json_int_t idx;
+
+		x = rfind(fl, &cc[i]);
+		if (!x)
+			continue;
+		idx = json_integer_value(json_object_get(x, "index"));
+		c = explorer_cell(t, key, col, verdict_text(x, false, text, sizeof(text)),
+				  json_is_true(json_object_get(x, "measured_only")) ?
+				  EXPLORER_NOT_JUDGED : json_is_true(json_object_get(x, "match")));
+		snprintf(expected, sizeof(expected), "%s%s",
+			 jstr(x, "expected", "kernel_report") ? "WARN " : "",
+			 jstr(x, "expected", "outcome") ?: "nothing (" POLICY_NONE ")");
+		snprintf(text, sizeof(text), "%lld of %s.json", (long long)idx, fl->name);
+		explorer_field(c, "cell", text);
+		explorer_field(c, "expected", expected);
+		explorer_field(c, "reason", jstr(x, "expected", "reason"));
+		measured_text(x, measured, sizeof(measured));
+		explorer_field(c, "measured", measured);
+		explorer_field(c, "note", jstr(x, "note", NULL));
+		explorer_field(c, "skipped", jstr(x, "skip", NULL));
+		mine = json_array();
+		json_array_foreach(json_object_get(fl->doc, "kernel_reports"), j, r)
+			if (json_integer_value(json_object_get(r, "cell")) == idx)
+				json_array_append(mine, r);
+		explorer_reports(c, mine);
+		json_decref(mine);
+		if (idx >= 1 && idx <= CONS_MAX_CELLS)
+			explorer_lines(c, first[idx - 1], last[idx - 1]);
+	}
+}
+
+/* The page: a column per flavour that ran, a row per interface, mapping and state. */
+static void write_html(FILE *f, const char *dir, json_t *run, const struct rflavour *fl,
+		       unsigned int nf)
+{
+	static const char * const keys[] = { "interface", "backing", "state" };
+	struct consumer_cell cc[CONS_MAX_CELLS];
+	unsigned int n = consumer_cells(false, cc, CONS_MAX_CELLS), k, col = 0;
+	json_t *t = explorer_table("consumers", "The kernel's own GUP users, measured: explorer",
+				   dir, run, keys, ARRAY_SIZE(keys));
+	char title[4200];
+
+	for (k = 0; k < nf; k++) {
+		if (!fl[k].doc) {
+			explorer_not_run(t, fl[k].name, fl[k].why ?: "no FLAVOUR.json");
+			continue;
+		}
+		html_flavour(t, dir, &fl[k], col++, cc, n);
+	}
+	snprintf(title, sizeof(title), "gup-lab consumers: %s", dir);
+	explorer_page(f, title, t);
+	json_decref(t);
+}
+
 int consumers_report(int argc, char **argv)
 {
 	static const char * const usage[] = {
-		"gupctl consumers report --md FILE DIR",
+		"gupctl consumers report [--md FILE] [--html FILE] DIR",
 		"",
-		"docs/consumers.md from a consumers results directory (run.json, FLAVOUR.json).",
+		"docs/consumers.md, and the explorer page, from a consumers results directory",
+		"(run.json, FLAVOUR.json, FLAVOUR.console.log).",
 		NULL
 	};
-	const char *md = NULL;
+	const char *md = NULL, *html = NULL;
 	const struct gopt opts[] = {
-		GOPT_STRING(0, "md", &md, "FILE", "write the page here"),
+		GOPT_STRING(0, "md", &md, "FILE", "write the markdown page here"),
+		GOPT_STRING(0, "html", &html, "FILE",
+			    "write the explorer here (docs/results.md, \"The explorer\")"),
 		GOPT_END()
 	};
 	struct rflavour fl[REPORT_MAX_FLAVOURS];
@@ -402,8 +519,9 @@ int consumers_report(int argc, char **argv)
 	ret = gopt_parse("consumers report", argc, argv, opts, usage, &argi);
 	if (ret)
 		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
-	if (!md || argc - argi != 1)
-		return usage_error("consumers report", "give --md FILE and one results DIR");
+	if ((!md && !html) || argc - argi != 1)
+		return usage_error("consumers report",
+				   "give --md FILE or --html FILE (or both) and one results DIR");
 	snprintf(path, sizeof(path), "%s/run.json", argv[argi]);
 	run = jsonfile_read_object(path, "consumers report");
 	if (!run)
@@ -414,19 +532,32 @@ int consumers_report(int argc, char **argv)
 		fl[nf].name = json_string_value(json_object_get(v, "name"));
 		if (!fl[nf].name)
 			continue;
+		fl[nf].why = json_string_value(json_object_get(v, "why_not_run"));
 		snprintf(path, sizeof(path), "%s/%s.json", argv[argi], fl[nf].name);
 		fl[nf].doc = json_load_file(path, 0, NULL);
 		nf++;
 	}
-	f = fopen(md, "we");
-	if (!f) {
-		fprintf(stderr, "gupctl consumers report: cannot write %s: %s\n", md,
-			errno_name(errno));
-		json_decref(run);
-		return GUPCTL_EXIT_USAGE;
+	ret = GUPCTL_EXIT_OK;
+	if (md) {
+		f = fopen(md, "we");
+		if (f)
+			write_md(f, argv[argi], run, fl, nf);
+		if (!f || fclose(f)) {
+			fprintf(stderr, "gupctl consumers report: cannot write %s: %s\n", md,
+				errno_name(errno));
+			ret = GUPCTL_EXIT_USAGE;
+		}
 	}
-	write_md(f, argv[argi], run, fl, nf);
-	ret = fclose(f) ? GUPCTL_EXIT_USAGE : GUPCTL_EXIT_OK;
+	if (html && !ret) {
+		f = fopen(html, "we");
+		if (f)
+			write_html(f, argv[argi], run, fl, nf);
+		if (!f || fclose(f)) {
+			fprintf(stderr, "gupctl consumers report: cannot write %s: %s\n", html,
+				errno_name(errno));
+			ret = GUPCTL_EXIT_USAGE;
+		}
+	}
 	for (k = 0; k < nf; k++)
 		json_decref(fl[k].doc);
 	json_decref(run);

@@ -2,8 +2,10 @@
  * gup-lab's results explorer (explorer/page.h): shows the JSON of the page's
  * #data element, which gupctl wrote.  Every verdict and every word comes
  * from there (userspace/matrix/report.c computes the symbols, the words and
- * the console slices); this script only lays them out, filters and shows a
- * cell's details.  docs/results.md, "The explorer", names the fields.
+ * the console slices of the matrix; explorer/table.h carries the tables of
+ * the other jobs and of a diff); this script only lays them out, filters
+ * and shows a cell's details.  docs/results.md, "The explorer", names the
+ * fields.  Two views: the matrix's grid, and the table (D.view "table").
  */
 (function () {
 	'use strict';
@@ -23,6 +25,225 @@
 				document.createTextNode(String(c)) : c);
 		}
 		return e;
+	}
+
+	/* the page's source: results directory, commit, date */
+	function source() {
+		return el('p', { class: 'muted', id: 'source' },
+			'results: ', el('code', {}, D.results || '(files)'),
+			D.commit ? ' · commit ' : null, D.commit ? el('code', {}, D.commit) : null,
+			D.date ? ' · ' + D.date : null);
+	}
+
+	/* a console slice (lines) into box, or why there is none */
+	function consoleSlice(box, lines, first, last) {
+		if (lines && lines.length) {
+			if (first)
+				box.appendChild(el('p', { class: 'muted' },
+					'console lines ' + first + '-' + last));
+			box.appendChild(el('pre', { class: 'console', id: 'detail-console' },
+				lines.join('\n')));
+		} else {
+			box.appendChild(el('p', { id: 'detail-console' },
+				'No slice of the console for this cell (it did not run, or its boot left none).'));
+		}
+	}
+
+	/* kernel reports attributed to a cell, into box */
+	function reportList(box, reports) {
+		box.appendChild(el('h2', {}, 'Kernel reports attributed to it: ' + reports.length));
+		if (!reports.length)
+			return;
+		var ul = el('ul', { id: 'detail-reports' });
+
+		reports.forEach(function (r) {
+			ul.appendChild(el('li', {}, el('code', {}, r.title),
+				r.expected ? ' (expected)' : ' (NOT expected)',
+				r.note ? ': ' + r.note : ''));
+		});
+		box.appendChild(ul);
+	}
+
+	/*
+	 * The table view: a row per key (interface, backing, state...), a
+	 * column per flavour (or per side of a diff); a cell is its text, "!"
+	 * before it and outlined when it is not as expected.
+	 */
+	function tableView() {
+		var T = {}, body, detail, counts;
+		var nk = D.keys.length, nc = D.columns.length;
+
+		document.title = document.title || D.title;
+		document.body.appendChild(el('h1', {}, D.title));
+		document.body.appendChild(source());
+
+		var sum = el('table', { id: 'summary' });
+		sum.appendChild(el('tr', {}, el('th', {}, D.column_title || 'flavour'),
+			el('th', {}, 'policy'), el('th', {}, 'kernel'), el('th', {}, 'figures')));
+		D.columns.forEach(function (c) {
+			sum.appendChild(el('tr', { 'data-flavour': c.name },
+				el('td', {}, el('code', {}, c.name)), el('td', {}, c.policy || '?'),
+				el('td', {}, c.kernel || '?'), el('td', {}, c.summary || '')));
+		});
+		D.not_run.forEach(function (n) {
+			sum.appendChild(el('tr', { 'data-flavour': n.name },
+				el('td', {}, el('code', {}, n.name)),
+				el('td', { colspan: 3 }, 'not run: ' + (n.why || 'no reason recorded'))));
+		});
+		document.body.appendChild(el('div', { class: 'scroll' }, sum));
+
+		function sel(id, label, values) {
+			var s = el('select', { id: id });
+
+			s.appendChild(el('option', { value: '' }, 'all'));
+			values.forEach(function (v) {
+				s.appendChild(el('option', { value: String(v[0]) }, v[1]));
+			});
+			s.addEventListener('change', draw);
+			T[id] = s;
+			return el('label', {}, label, s);
+		}
+		var box = el('div', { id: 'filters' }), k, texts = [];
+
+		for (k = 0; k < nk; k++)
+			box.appendChild(sel('f-key' + k, D.keys[k],
+				unique(D.rows.map(function (r) { return r.key[k]; })).map(function (v) {
+					return [v, v];
+				})));
+		box.appendChild(sel('f-col', D.column_title || 'flavour',
+			D.columns.map(function (c, i) { return [i, c.name]; })));
+		box.appendChild(sel('f-verdict', 'verdict', [['no', 'not as expected'],
+			['yes', 'as expected'], ['none', 'not judged'], ['missing', 'not in the results']]));
+		D.rows.forEach(function (r) {
+			r.cells.forEach(function (c) { if (c) texts.push(c.text); });
+		});
+		box.appendChild(sel('f-text', 'text', unique(texts).sort().map(function (t) {
+			return [t, t];
+		})));
+		document.body.appendChild(box);
+
+		var layout = el('div', { id: 'layout' });
+		body = el('div', { id: 'grid' });
+		detail = el('aside', { id: 'detail' },
+			el('p', { class: 'muted' }, 'Click or tab to a cell (Enter) to see its details.'));
+		layout.appendChild(body);
+		layout.appendChild(detail);
+		document.body.appendChild(layout);
+		counts = el('section', { id: 'counts-box' });
+		document.body.appendChild(counts);
+		document.body.appendChild(el('p', { class: 'muted' }, D.legend ||
+			'A cell is what the markdown page shows; "!" before it, outlined: not as ' +
+			'expected (the expectation follows in brackets); in italics: not judged ' +
+			'(nothing to hold it against); "-": not in the results.'));
+
+		function verdictOf(c) {
+			if (!c)
+				return 'missing';
+			return c.ok === null ? 'none' : c.ok ? 'yes' : 'no';
+		}
+		function draw() {
+			var cols = [], want = T['f-verdict'].value, text = T['f-text'].value;
+			var t = el('table', { id: 'grid-table' }), tr = el('tr'), shown = 0, n = {};
+
+			for (k = 0; k < nc; k++)
+				if (T['f-col'].value === '' || +T['f-col'].value === k)
+					cols.push(k);
+			D.keys.forEach(function (key) { tr.appendChild(el('th', {}, key)); });
+			cols.forEach(function (i) { tr.appendChild(el('th', {}, D.columns[i].name)); });
+			t.appendChild(tr);
+			D.rows.forEach(function (r, ri) {
+				var i, keep = true, any = false;
+
+				for (i = 0; i < nk; i++)
+					if (T['f-key' + i].value !== '' && r.key[i] !== T['f-key' + i].value)
+						keep = false;
+				cols.forEach(function (i) {
+					var c = r.cells[i] || null;
+
+					if ((!want || verdictOf(c) === want) && (!text || (c && c.text === text)))
+						any = true;
+				});
+				if (!keep || !any)
+					return;
+				tr = el('tr', { 'data-row': r.key.join(' ') });
+				r.key.forEach(function (v) { tr.appendChild(el('th', { class: 'row' }, v)); });
+				cols.forEach(function (i) {
+					var c = r.cells[i] || null, v = verdictOf(c);
+
+					n[v] = (n[v] || 0) + 1;
+					tr.appendChild(el('td', { class: 'c c-' + v + (v === 'no' ? ' mismatch' : ''),
+						'data-row-index': String(ri), 'data-col': String(i), 'data-verdict': v,
+						tabindex: '0', role: 'button' },
+						c ? (v === 'no' ? '! ' : '') + c.text : '-'));
+				});
+				t.appendChild(tr);
+				shown++;
+			});
+			body.textContent = '';
+			body.appendChild(el('p', { id: 'shown' }, shown + ' rows shown, ' +
+				cols.length + ' of ' + nc + ' columns'));
+			body.appendChild(el('div', { class: 'scroll' }, t));
+			var ct = el('table', { id: 'counts' }), h = el('tr'), v = el('tr');
+			[['yes', 'as expected'], ['no', 'not as expected'], ['none', 'not judged'],
+			 ['missing', 'not in the results']].forEach(function (p) {
+				h.appendChild(el('th', {}, p[1]));
+				v.appendChild(el('td', { 'data-verdict': p[0] }, n[p[0]] || 0));
+			});
+			ct.appendChild(h);
+			ct.appendChild(v);
+			counts.textContent = '';
+			counts.appendChild(el('h2', {}, 'Cells shown, per verdict'));
+			counts.appendChild(el('div', { class: 'scroll' }, ct));
+		}
+		function show(td) {
+			var r = D.rows[+td.getAttribute('data-row-index')], i = +td.getAttribute('data-col');
+			var c = r.cells[i] || null, col = D.columns[i], dl = el('dl'), old;
+
+			old = body.querySelector('.c.sel');
+			if (old)
+				old.classList.remove('sel');
+			td.classList.add('sel');
+			detail.textContent = '';
+			detail.appendChild(el('h2', { id: 'detail-title' }, col.name + ': ' + r.key.join(', ')));
+			if (!c) {
+				detail.appendChild(el('p', { id: 'detail-text' }, 'Not in the results.'));
+				return;
+			}
+			dl.appendChild(el('dt', {}, 'shown'));
+			dl.appendChild(el('dd', { id: 'detail-text' }, c.text));
+			c.fields.forEach(function (f) {
+				dl.appendChild(el('dt', {}, f[0]));
+				dl.appendChild(el('dd', { id: 'detail-' + f[0].replace(/[^a-z0-9]+/gi, '-') }, f[1]));
+			});
+			detail.appendChild(dl);
+			reportList(detail, c.reports || []);
+			detail.appendChild(el('h2', {}, 'Its slice of the console'));
+			if (c.console)
+				consoleSlice(detail, c.console, 0, 0);
+			else if (c.lines)
+				consoleSlice(detail, col.console.slice(c.lines[0] - 1, c.lines[1]),
+					c.lines[0], c.lines[1]);
+			else
+				consoleSlice(detail, null);
+		}
+		body.addEventListener('click', function (e) {
+			if (e.target.classList.contains('c'))
+				show(e.target);
+		});
+		body.addEventListener('keydown', function (e) {
+			if (e.key === 'Enter' && e.target.classList.contains('c'))
+				show(e.target);
+		});
+		draw();
+	}
+
+	function unique(a) {
+		return a.filter(function (v, i) { return a.indexOf(v) === i; });
+	}
+
+	if (D.view === 'table') {
+		tableView();
+		return;
 	}
 
 	function symClass(c) {
@@ -49,13 +270,8 @@
 	D.symbols.forEach(function (s) { meaning[s.c] = s.meaning; });
 
 	function header() {
-		var p = el('p', { class: 'muted', id: 'source' },
-			'results: ', el('code', {}, D.results || '(FLAVOUR.json files)'),
-			D.commit ? ' · commit ' : null, D.commit ? el('code', {}, D.commit) : null,
-			D.date ? ' · ' + D.date : null);
-
 		document.body.appendChild(el('h1', {}, 'The GUP matrix, measured: explorer'));
-		document.body.appendChild(p);
+		document.body.appendChild(source());
 	}
 
 	function summary() {
@@ -93,10 +309,6 @@
 		F[id] = s;
 		s.addEventListener('change', render);
 		return el('label', {}, label, s);
-	}
-
-	function unique(a) {
-		return a.filter(function (v, i) { return a.indexOf(v) === i; });
 	}
 
 	function filters() {
@@ -207,7 +419,7 @@
 		var c = fl.cells[idx], dl = el('dl'), str = function (i) {
 			return i < 0 ? null : fl.strings[i];
 		};
-		var old = grid.querySelector('.s.sel'), reports, slice;
+		var old = grid.querySelector('.s.sel'), reports;
 
 		if (old)
 			old.classList.remove('sel');
@@ -231,27 +443,12 @@
 		reports = (fl.reports || []).filter(function (r) {
 			return r.step === 'matrix' && r.cell === idx + 1;
 		});
-		detail.appendChild(el('h2', {}, 'Kernel reports attributed to it: ' + reports.length));
-		if (reports.length) {
-			var ul = el('ul', { id: 'detail-reports' });
-
-			reports.forEach(function (r) {
-				ul.appendChild(el('li', {}, el('code', {}, r.title),
-					r.expected ? ' (expected)' : ' (NOT expected)',
-					r.note ? ': ' + r.note : ''));
-			});
-			detail.appendChild(ul);
-		}
+		reportList(detail, reports);
 		detail.appendChild(el('h2', {}, 'Its slice of the console'));
-		if (c && c[4] > 0) {
-			slice = fl.console.slice(c[4] - 1, c[5]);
-			detail.appendChild(el('p', { class: 'muted' }, 'console lines ' + c[4] + '-' + c[5]));
-			detail.appendChild(el('pre', { class: 'console', id: 'detail-console' },
-				slice.join('\n')));
-		} else {
-			detail.appendChild(el('p', { id: 'detail-console' },
-				'No marker of this cell on the console (it did not run).'));
-		}
+		if (c && c[4] > 0)
+			consoleSlice(detail, fl.console.slice(c[4] - 1, c[5]), c[4], c[5]);
+		else
+			consoleSlice(detail, null);
 	}
 
 	function legend() {

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "console/kreports.h"
+#include "console/lines.h"
 #include "console/markers.h"
 #include "explorer/page.h"
 #include "lib/groups.h"
@@ -1404,56 +1405,24 @@ static json_int_t html_string(json_t *strs, json_t *seen, const char *s)
 }
 
 /*
- * The console of @fl (FLAVOUR.console.log beside FLAVOUR.json) as lines,
- * and each cell's slice: the lines from its marker to the next marker
- * (console/markers.h), 1-based, in @first and @last (0: none).
+ * The console of @fl (FLAVOUR.console.log beside FLAVOUR.json: in the
+ * results directory, or beside a document given by its path) as lines,
+ * and each cell's slice: from its marker to the next (console/lines.h).
  */
 static json_t *html_console(const struct mflavour *fl, unsigned int *first,
 			    unsigned int *last)
 {
-	char path[4096], *line = NULL;
-	json_t *lines = json_array();
-	struct markers ms = { 0 };
-	size_t cap = 0, n = strlen(fl->path);
-	unsigned int i;
-	ssize_t len;
-	FILE *f;
+	size_t n = strlen(fl->path);
+	char path[4096];
+	json_t *lines;
 
 	if (n < 5 || strcmp(fl->path + n - 5, ".json"))
-		return lines;
+		return json_array();
 	snprintf(path, sizeof(path), "%.*s.console.log", (int)(n - 5), fl->path);
-	f = fopen(path, "re");
-	if (!f)
-		return lines;
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		json_t *v;
-		char *p;
-
-		line[strcspn(line, "\r\n")] = '\0';
-		v = json_string(line);
-		/* a console may hold bytes that are not UTF-8: shown as '?' */
-		if (!v) {
-			for (p = line; *p; p++)
-				if ((unsigned char)*p >= 0x80)
-					*p = '?';
-			v = json_string(line);
-		}
-		json_array_append_new(lines, v ?: json_string(""));
-	}
-	free(line);
-	fclose(f);
-	if (read_markers(path, "report", &ms))
-		return lines;
-	for (i = 0; i < ms.nr; i++) {
-		const struct marker *m = &ms.m[i];
-
-		if (strcmp(m->step, "matrix") || m->index < 0 || m->index >= MATRIX_NR_CELLS)
-			continue;
-		first[m->index] = m->line;
-		last[m->index] = i + 1 < ms.nr ? ms.m[i + 1].line - 1 :
-				 json_array_size(lines);
-	}
-	free(ms.m);
+	lines = console_lines(path);
+	if (json_array_size(lines))
+		console_cell_lines(path, "matrix", json_array_size(lines), MATRIX_NR_CELLS,
+				   first, last);
 	return lines;
 }
 
@@ -1621,7 +1590,7 @@ static int load_flavour(struct report *r, const char *path)
 static int load_dir(struct report *r, const char *dir)
 {
 	const char *name, *why;
-	char path[4096];
+	char path[4096], *fpath;
 	size_t i, n;
 	json_t *fls, *e;
 	int ret;
@@ -1653,8 +1622,15 @@ static int load_dir(struct report *r, const char *dir)
 			r->not_run[r->nr_not_run++] = (struct not_run){ name, why };
 			continue;
 		}
-		snprintf(path, sizeof(path), "%s/%s.json", dir, name);
-		ret = load_flavour(r, path);
+		/*
+		 * The document's path lives as long as the report (fl->path:
+		 * the explorer finds the console beside it); free_report()
+		 * frees it.  A path given on the command line is argv's.
+		 */
+		fpath = NULL;
+		if (asprintf(&fpath, "%s/%s.json", dir, name) < 0)
+			return usage_error("report", "out of memory (ENOMEM)");
+		ret = load_flavour(r, fpath);
 		if (ret)
 			return ret;
 	}
@@ -1688,8 +1664,12 @@ static void free_report(struct report *r)
 {
 	unsigned int i;
 
-	for (i = 0; i < r->nr_fl; i++)
+	for (i = 0; i < r->nr_fl; i++) {
+		/* load_dir()'s (a path of argv's otherwise) */
+		if (r->dir)
+			free((char *)r->fl[i].path);
 		matrix_json_free(&r->fl[i]);
+	}
 	free(r->fl);
 	free(r->not_run);
 	free(r->learned);
