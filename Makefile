@@ -87,10 +87,10 @@ repro: $(NEEDS)
 # "Reading a diff"): A= and B= each a results directory (DIR, DIR:FLAVOUR,
 # several comma-separated), a flavour or a kernel tree, which run the matrix
 # and the reproduction first (JOBS=matrix: the matrix only; jobs/diff.sh);
-# JSON=FILE, MARKDOWN=FILE.
+# JSON=FILE, MARKDOWN=FILE, HTML=FILE (the explorer's diff view).
 .PHONY: diff
 diff: gupctl
-	@jobs/diff.sh $(if $(JOBS),--jobs '$(JOBS)') $(if $(JSON),--json '$(JSON)') $(if $(MARKDOWN),--markdown '$(MARKDOWN)') '$(A)' '$(B)'
+	@jobs/diff.sh $(if $(JOBS),--jobs '$(JOBS)') $(if $(JSON),--json '$(JSON)') $(if $(MARKDOWN),--markdown '$(MARKDOWN)') $(if $(HTML),--html '$(HTML)') '$(A)' '$(B)'
 
 # The kernel's own short-term GUP users (an O_DIRECT read, process_vm_writev,
 # an io_uring read) hold a page of an ext4, xfs or btrfs file while the file

@@ -17,9 +17,10 @@
 # stderr.
 #
 #   jobs/diff.sh [--jobs matrix|matrix,repro] [--json FILE] [--markdown FILE]
-#                [--bisect] A B
+#                [--html FILE] [--bisect] A B
 # --jobs LIST      the jobs a flavour runs (default matrix,repro)
-# --json FILE, --markdown FILE   gupctl diff's
+# --json FILE, --markdown FILE, --html FILE   gupctl diff's (--html: the
+#                  explorer's diff view, docs/results.md)
 # --bisect         for `git bisect run`: exit 125 (skip this commit) instead
 #                  of 2 when a side could not be registered, run or compared
 #
@@ -45,7 +46,7 @@ sides=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--jobs) jobs=${2:?--jobs needs matrix or matrix,repro}; shift ;;
-	--json | --markdown) diff_args+=("$1" "${2:?$1 needs a FILE}"); shift ;;
+	--json | --markdown | --html) diff_args+=("$1" "${2:?$1 needs a FILE}"); shift ;;
 	--bisect) bisect=true ;;
 	-h | --help) usage; exit 0 ;;
 	-*) bad_usage "unknown option '$1'" ;;

@@ -47,17 +47,18 @@ page_matrix() {
 		die "gupctl longterm report failed on $1"
 }
 
-# page_repro DIR: docs/repro-ext4-2018-results.md.
+# page_repro DIR: docs/repro-ext4-2018-results.md, and DIR/explorer.html.
 # shellcheck disable=SC2317 # called as page_$job
 page_repro() {
-	"$gupctl" repro report --results "$1" -o "$out/repro-ext4-2018-results.md" ||
+	"$gupctl" repro report --results "$1" -o "$out/repro-ext4-2018-results.md" \
+		--html "$1/explorer.html" ||
 		die "gupctl repro report failed on $1"
 }
 
-# page_consumers DIR: docs/consumers.md.
+# page_consumers DIR: docs/consumers.md, and DIR/explorer.html.
 # shellcheck disable=SC2317 # called as page_$job
 page_consumers() {
-	"$gupctl" consumers report --md "$out/consumers.md" "$1" ||
+	"$gupctl" consumers report --md "$out/consumers.md" --html "$1/explorer.html" "$1" ||
 		die "gupctl consumers report failed on $1"
 }
 

@@ -157,8 +157,8 @@ for j in matrix consumers; do
 	r=$(sed -n 's/^results: //p' "$out/$j.log" | tail -1)
 	step --arg step "$j" --argjson status "$st" --arg results "$r"
 	echo "# lab: $j: exit $st: ${r:-no results directory} ($out/$j.log)"
-	# the matrix run's explorer page (jobs/matrix.sh prints it)
-	sed -n 's/^# explorer: /# lab: matrix: explorer: /p' "$out/$j.log"
+	# the run's explorer page (the job prints it)
+	sed -n "s/^# explorer: /# lab: $j: explorer: /p" "$out/$j.log"
 done
 step --arg step lab --argjson seconds "$(($(date +%s) - t0))" --argjson status "$bad"
 echo "# lab: $("$LAB_ROOT/jobs/lab-progress.sh" "$steps" /dev/null "$total" "${order[@]}" | sed 's/ · about.*//'), $(($(date +%s) - t0)) s"

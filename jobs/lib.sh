@@ -371,14 +371,19 @@ results_end() {
 }
 
 # results_explorer DIR: DIR's explorer page, DIR/explorer.html, for a job
-# that has one (gupctl report --html: the matrix; docs/results.md, "The
-# explorer"), its path printed as "# explorer: PATH"; results_end calls it
-# once run.json is written, jobs/docs.sh again.
+# that has one (the matrix, the consumers, the reproduction: their report
+# steps' --html; docs/results.md, "The explorer"), its path printed as
+# "# explorer: PATH"; results_end calls it once run.json is written,
+# jobs/docs.sh again.
 results_explorer() {
-	local s=0
-	[ "$(jq -r .job "$1/run.json")" = matrix ] || return 0
-	"$LAB_ROOT/userspace/gupctl" report --html "$1/explorer.html" "$1" >/dev/null || s=$?
-	# 1: a flavour failed or did not run; the page shows that too
+	local s=0 gupctl=$LAB_ROOT/userspace/gupctl
+	case $(jq -r .job "$1/run.json") in
+	matrix) "$gupctl" report --html "$1/explorer.html" "$1" >/dev/null || s=$? ;;
+	consumers) "$gupctl" consumers report --html "$1/explorer.html" "$1" || s=$? ;;
+	repro) "$gupctl" repro report --results "$1" --html "$1/explorer.html" || s=$? ;;
+	*) return 0 ;;
+	esac
+	# 1 (the matrix): a flavour failed or did not run; the page shows that too
 	if [ "$s" -le 1 ]; then
 		echo "# explorer: $1/explorer.html"
 	else

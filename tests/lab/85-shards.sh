@@ -62,7 +62,7 @@ tap_is "$(jq -c '[[.flavours[].name], .shard, [.merged_from[].shard], .commit]' 
 		'[$w[0].flavours | map(.name), null, ["1/3", "2/3", "3/3"], $w[0].commit]')" \
 	"the merged run.json: the flavours in the list's order, no shard, each part named, their commit"
 tap_is "$(jq -c '[.date, .wall_seconds]' "$merged/run.json")" \
-	"$(jq -sc '[map(.date) | min, (map(.wall_seconds) | max)]' "$work"/part?/run.json)" \
+	"$(jq -sc '[(map(.date) | min), (map(.wall_seconds) | max)]' "$work"/part?/run.json)" \
 	"the merged run.json: the earliest part's date, the longest part's wall time"
 # What differs between any two runs: the results directory a page names,
 # dates, and figures in seconds ("62.2 s", "| 2.5 s |").

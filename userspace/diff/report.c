@@ -15,9 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "console/lines.h"
 #include "diff/collect.h"
 #include "diff/judge.h"
 #include "diff/report.h"
+#include "explorer/page.h"
+#include "explorer/table.h"
 #include "lib/groups.h"
 #include "lib/gupdev.h"
 #include "lib/jsonfile.h"
@@ -27,7 +30,7 @@
 #define CMD	"diff"
 
 static const char * const diff_usage[] = {
-	"gupctl diff [--results ROOT] [--json FILE] [--markdown FILE] A B",
+	"gupctl diff [--results ROOT] [--json FILE] [--markdown FILE] [--html FILE] A B",
 	"",
 	"Every matrix, gup_longterm, repro, consumers and holders cell whose",
 	"measurement differs between the kernels of A and B, grouped by change.",
@@ -43,7 +46,7 @@ static const char * const diff_usage[] = {
 };
 
 struct diff_opts {
-	const char *root, *json, *md;
+	const char *root, *json, *md, *html;
 };
 
 /* ---- Grouping ---- */
@@ -847,6 +850,105 @@ static int write_md(const struct diff *df, int status, const char *path)
 	return 0;
 }
 
+/* ---- The explorer's diff view (explorer/table.h) ---- */
+
+/* @ev's lines of its console, or NULL: none (a whole file: its first 400). */
+static json_t *evidence_lines(const struct diff_evidence *ev)
+{
+	json_t *all, *out;
+	size_t i, from, to;
+
+	if (!ev->console)
+		return NULL;
+	all = console_lines(ev->console);
+	from = ev->from ? ev->from - 1 : 0;
+	to = ev->to ? ev->to : ev->from ? json_array_size(all) : from + 400;
+	out = json_array();
+	for (i = from; i < to && i < json_array_size(all); i++)
+		json_array_append(out, json_array_get(all, i));
+	json_decref(all);
+	return out;
+}
+
+/* One side of an entry as a table cell: its words, reason, measurement, evidence. */
+static void html_side(json_t *t, const char *const *key, unsigned int k,
+		      const struct diff_cell *c)
+{
+	char text[512];
+	json_t *cell;
+	char *m;
+
+	if (!c->cell) {
+		explorer_cell(t, key, k, k ? "not in B" : "not in A", EXPLORER_NOT_JUDGED);
+		return;
+	}
+	if (c->why_not_run)
+		snprintf(text, sizeof(text), "not run: %s", c->why_not_run);
+	else
+		snprintf(text, sizeof(text), "%s", c->words);
+	/* a diff holds two measurements against each other, not against an expectation */
+	cell = explorer_cell(t, key, k, text, EXPLORER_NOT_JUDGED);
+	explorer_field(cell, "reason", c->reason);
+	m = json_dumps(c->measured, JSON_COMPACT | JSON_SORT_KEYS);
+	explorer_field(cell, "measured (the fields compared)", m);
+	free(m);
+	explorer_field(cell, "why not run", c->why_not_run);
+	explorer_field(cell, "console", c->ev.console);
+	explorer_console(cell, evidence_lines(&c->ev));
+}
+
+static int write_html(const struct diff *df, const char *path)
+{
+	static const char * const keys[] = { "job", "flavours", "change", "cell" };
+	char counts[512], flavours[256], title[1024];
+	json_t *t;
+	unsigned int i, k, st;
+	size_t n;
+	FILE *f;
+
+	snprintf(title, sizeof(title), "A: %s, B: %s", df->side[0].operand, df->side[1].operand);
+	t = explorer_table("diff", "gupctl diff: what A and B measured differently", title, NULL,
+			   keys, ARRAY_SIZE(keys));
+	n = snprintf(counts, sizeof(counts), "%u compared, %u differ", diff_compared(df->count),
+		     df->count[DIFF_DIFFER]);
+	for (st = DIFF_ONLY_A; st < DIFF_NR_STATES && n < sizeof(counts); st++)
+		if (df->count[st])
+			n += snprintf(counts + n, sizeof(counts) - n, ", %u %s", df->count[st],
+				      state_words[st]);
+	explorer_words(t, "column_title", "side");
+	explorer_words(t, "legend", "A row per cell that differs between A and B, is in one "
+		       "side's results only, or ran on one side only (cells measured the same "
+		       "are not shown); a cell is what that side measured, in words; click it "
+		       "for the fields compared, the reason its side gives and its console "
+		       "evidence.  Nothing here is judged against an expectation: the two "
+		       "measurements are held against each other.");
+	for (k = 0; k < 2; k++)
+		explorer_column(t, k ? "B" : "A", NULL, NULL, df->side[k].operand, NULL);
+	for (i = 0; i < df->nr; i++) {
+		const struct diff_entry *e = &df->e[i];
+		const struct diff_pair *p = &df->pairs[e->pair];
+		const char *key[] = { diff_kind_name(p->kind), flavours, state_words[e->state],
+				      e->key };
+
+		snprintf(flavours, sizeof(flavours), "%s -> %s", pair_flavour(p, 0),
+			 pair_flavour(p, 1));
+		for (k = 0; k < 2; k++)
+			html_side(t, key, k, &e->s[k]);
+	}
+	json_object_set_new(t, "counts", json_string(counts));
+	snprintf(title, sizeof(title), "gup-lab diff: %s vs %s", df->side[0].operand,
+		 df->side[1].operand);
+	f = fopen(path, "we");
+	if (f)
+		explorer_page(f, title, t);
+	json_decref(t);
+	if (!f || fclose(f)) {
+		fprintf(stderr, "gupctl " CMD ": cannot write %s: %s\n", path, errno_name(errno));
+		return GUPCTL_EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* ---- The command ---- */
 
 int cmd_diff(int argc, char **argv)
@@ -858,6 +960,8 @@ int cmd_diff(int argc, char **argv)
 		GOPT_STRING(0, "json", &o.json, "FILE",
 			    "also write every cell that differs, is apart or not run, as JSON"),
 		GOPT_STRING(0, "markdown", &o.md, "FILE", "also write the differences as a page"),
+		GOPT_STRING(0, "html", &o.html, "FILE",
+			    "also write them as the explorer's diff view (docs/results.md)"),
 		GOPT_END()
 	};
 	struct diff df = { 0 };
@@ -889,7 +993,8 @@ int cmd_diff(int argc, char **argv)
 	if (status == GUPCTL_EXIT_USAGE)
 		fprintf(stderr, "gupctl " CMD ": nothing compared: no cell ran on both sides\n");
 	ret = (o.json ? write_json(&df, status, o.json) : 0) ?:
-	      (o.md ? write_md(&df, status, o.md) : 0) ?: status;
+	      (o.md ? write_md(&df, status, o.md) : 0) ?:
+	      (o.html ? write_html(&df, o.html) : 0) ?: status;
 out:
 	diff_free(&df);
 	return ret;

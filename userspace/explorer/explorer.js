@@ -76,6 +76,8 @@
 		document.title = document.title || D.title;
 		document.body.appendChild(el('h1', {}, D.title));
 		document.body.appendChild(source());
+		if (D.counts)
+			document.body.appendChild(el('p', { id: 'diff-counts' }, D.counts));
 
 		var sum = el('table', { id: 'summary' });
 		sum.appendChild(el('tr', {}, el('th', {}, D.column_title || 'flavour'),
@@ -112,11 +114,20 @@
 				})));
 		box.appendChild(sel('f-col', D.column_title || 'flavour',
 			D.columns.map(function (c, i) { return [i, c.name]; })));
-		box.appendChild(sel('f-verdict', 'verdict', [['no', 'not as expected'],
-			['yes', 'as expected'], ['none', 'not judged'], ['missing', 'not in the results']]));
+		var judged = false;
 		D.rows.forEach(function (r) {
-			r.cells.forEach(function (c) { if (c) texts.push(c.text); });
+			r.cells.forEach(function (c) {
+				if (c) {
+					texts.push(c.text);
+					judged = judged || c.ok !== null;
+				}
+			});
 		});
+		/* a diff judges nothing: no verdict to filter by */
+		if (judged)
+			box.appendChild(sel('f-verdict', 'verdict', [['no', 'not as expected'],
+				['yes', 'as expected'], ['none', 'not judged'],
+				['missing', 'not in the results']]));
 		box.appendChild(sel('f-text', 'text', unique(texts).sort().map(function (t) {
 			return [t, t];
 		})));
@@ -142,8 +153,9 @@
 			return c.ok === null ? 'none' : c.ok ? 'yes' : 'no';
 		}
 		function draw() {
-			var cols = [], want = T['f-verdict'].value, text = T['f-text'].value;
-			var t = el('table', { id: 'grid-table' }), tr = el('tr'), shown = 0, n = {};
+			var cols = [], want = T['f-verdict'] ? T['f-verdict'].value : '';
+			var text = T['f-text'].value, shown = 0, n = {};
+			var t = el('table', { id: 'grid-table', class: 'tv' }), tr = el('tr');
 
 			for (k = 0; k < nc; k++)
 				if (T['f-col'].value === '' || +T['f-col'].value === k)

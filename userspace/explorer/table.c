@@ -35,6 +35,11 @@ void explorer_column(json_t *t, const char *name, const char *policy, const char
 					"console", console ?: json_array()));
 }
 
+void explorer_words(json_t *t, const char *what, const char *text)
+{
+	json_object_set_new(t, what, json_string(text));
+}
+
 void explorer_not_run(json_t *t, const char *name, const char *why)
 {
 	json_array_append_new(json_object_get(t, "not_run"),

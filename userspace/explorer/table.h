@@ -29,6 +29,13 @@ json_t *explorer_table(const char *job, const char *title, const char *dir,
 void explorer_column(json_t *t, const char *name, const char *policy, const char *kernel,
 		     const char *summary, json_t *console);
 
+/*
+ * The page's words where the defaults do not fit: @what is "legend" (the
+ * line under the table: what a cell shows) or "column_title" (what a
+ * column is: "flavour" by default).
+ */
+void explorer_words(json_t *t, const char *what, const char *text);
+
 /* A flavour that did not run: the summary says so, and @why. */
 void explorer_not_run(json_t *t, const char *name, const char *why);
 

@@ -8,6 +8,9 @@
 #include <string.h>
 #include <jansson.h>
 
+#include "console/lines.h"
+#include "explorer/page.h"
+#include "explorer/table.h"
 #include "lib/gupdev.h"
 #include "lib/jsonfile.h"
 #include "lib/util.h"
@@ -195,6 +198,105 @@ static void write_page(FILE *f, const char *dir, json_t *run, const struct md *m
 		fprintf(f, "- **T%zu**: %s\n", i + 1, json_string_value(v));
 }
 
+/* ---- The explorer (explorer/table.h; docs/results.md, "The explorer") ---- */
+
+/* @cell of flavour @doc as a table cell of column @col: the same words as md_row()'s. */
+static void html_cell(json_t *t, const char *dir, json_t *doc, json_t *cell, unsigned int col)
+{
+	json_t *meas = json_object_get(cell, "measured"), *reads = json_object_get(meas, "reads");
+	json_t *mine = json_array(), *r, *w, *c;
+	bool only = json_is_true(json_object_get(cell, "measured_only"));
+	bool match = json_is_true(json_object_get(cell, "match"));
+	const char *key[] = { repro_json_str(cell, "fs") ?: "ext4",
+			      repro_json_str(cell, "route_title"), repro_json_str(cell, "cell") };
+	char line[2048], path[4096];
+	size_t i;
+
+	c = explorer_cell(t, key, col, repro_json_outcome(cell, "measured") ?: "?",
+			  only ? EXPLORER_NOT_JUDGED : match);
+	explorer_field(c, "expected", only ? MEASURED_ONLY : repro_json_outcome(cell, "expected"));
+	explorer_field(c, "reason", repro_json_str(json_object_get(cell, "expected"), "reason"));
+	explorer_field(c, "measured", repro_json_outcome(cell, "measured"));
+	explorer_field(c, "result", only ? (match ? "MEASURED" : "NOT RUN") :
+				    match ? "MATCH" : "MISMATCH");
+	snprintf(line, sizeof(line), "%s / %s / %s",
+		 repro_json_str(reads, "guest") ?: "-", repro_json_str(reads, "direct") ?: "-",
+		 repro_json_str(reads, "host") ?: "-");
+	explorer_field(c, "reads: guest cache / guest O_DIRECT / host", line);
+	json_array_foreach(json_object_get(meas, "ext4_warnings"), i, w) {
+		ext4_line(json_string_value(w), line, sizeof(line));
+		explorer_field(c, "ext4 warning", line);
+	}
+	json_array_foreach(json_object_get(meas, "btrfs_errors"), i, w) {
+		btrfs_line(json_string_value(w), line, sizeof(line));
+		explorer_field(c, "btrfs error", line);
+	}
+	/* each report with its trace, as the page's T lines */
+	json_array_foreach(json_object_get(doc, "kernel_reports"), i, r) {
+		if (strcmp(repro_json_str(r, "cell") ?: "", repro_json_str(cell, "cell")) ||
+		    strcmp(repro_json_str(r, "fs") ?: key[0], key[0]))
+			continue;
+		report_line(r, line, sizeof(line));
+		json_array_append_new(mine, json_pack("{s:s, s:O?, s:O?}", "title", line,
+			"expected", json_object_get(r, "expected"),
+			"note", json_object_get(r, "note")));
+	}
+	explorer_reports(c, mine);
+	json_decref(mine);
+	if (repro_json_str(cell, "console")) {
+		snprintf(path, sizeof(path), "%s/%s", dir, repro_json_str(cell, "console"));
+		explorer_console(c, console_lines(path));
+	}
+}
+
+/* The page: a column per flavour, a row per file system, route and cell. */
+static int write_html(const char *dir, json_t *run, const char *out)
+{
+	static const char * const keys[] = { "fs", "route", "cell" };
+	json_t *t = explorer_table("repro", "The ext4-2018 reproduction, measured: explorer",
+				   dir, run, keys, ARRAY_SIZE(keys));
+	char path[4096], summary[256];
+	unsigned int col = 0, n, ok;
+	json_t *fl, *doc, *cell;
+	size_t i, j;
+	FILE *f;
+
+	json_array_foreach(json_object_get(run, "flavours"), i, fl) {
+		snprintf(path, sizeof(path), "%s/%s.json", dir, repro_json_str(fl, "name"));
+		doc = json_is_true(json_object_get(fl, "ran")) ?
+		      jsonfile_read_object(path, "repro report") : NULL;
+		if (!doc) {
+			explorer_not_run(t, repro_json_str(fl, "name"),
+					 repro_json_str(fl, "why_not_run") ?: "no results");
+			continue;
+		}
+		n = ok = 0;
+		json_array_foreach(json_object_get(doc, "cells"), j, cell) {
+			n++;
+			ok += json_is_true(json_object_get(cell, "match"));
+		}
+		snprintf(summary, sizeof(summary), "%u cells, %u as expected (or measured), "
+			 "kernel verdict %s", n, ok, repro_json_str(doc, "kernel_verdict") ?: "?");
+		explorer_column(t, repro_json_str(fl, "name"), repro_json_str(doc, "policy"),
+				repro_json_str(doc, "kernel_release"), summary, NULL);
+		json_array_foreach(json_object_get(doc, "cells"), j, cell)
+			html_cell(t, dir, doc, cell, col);
+		col++;
+		json_decref(doc);
+	}
+	f = fopen(out, "we");
+	if (f) {
+		snprintf(path, sizeof(path), "gup-lab repro: %s", dir);
+		explorer_page(f, path, t);
+	}
+	json_decref(t);
+	if (!f || fclose(f)) {
+		fprintf(stderr, "gupctl repro report: cannot write %s: %s\n", out, strerror(errno));
+		return GUPCTL_EXIT_USAGE;
+	}
+	return GUPCTL_EXIT_OK;
+}
+
 static int report(const char *dir, const char *out)
 {
 	char path[4096], buf[1024];
@@ -257,20 +359,35 @@ done:
 int repro_report(int argc, char **argv)
 {
 	static const char * const usage[] = {
-		"gupctl repro report --results DIR [-o FILE]",
+		"gupctl repro report --results DIR [-o FILE] [--html FILE]",
 		NULL
 	};
-	const char *dir = NULL, *out = NULL;
+	const char *dir = NULL, *out = NULL, *html = NULL;
 	const struct gopt opts[] = {
 		GOPT_STRING(0, "results", &dir, "DIR", "a results directory of jobs/repro.sh"),
 		GOPT_STRING('o', "out", &out, "FILE", "write the markdown here (default stdout)"),
+		GOPT_STRING(0, "html", &html, "FILE",
+			    "write the explorer here, and no markdown unless -o (docs/results.md)"),
 		GOPT_END()
 	};
 	int ret = repro_parse("repro report", argc, argv, opts, usage);
+	json_t *run;
+	char path[4096];
 
 	if (ret >= 0)
 		return ret;
 	if (!dir)
 		return usage_error("repro report", "no --results DIR");
-	return report(dir, out);
+	if (!html || out) {
+		ret = report(dir, out);
+		if (ret || !html)
+			return ret;
+	}
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	run = jsonfile_read_object(path, "repro report");
+	if (!run)
+		return GUPCTL_EXIT_USAGE;
+	ret = write_html(dir, run, html);
+	json_decref(run);
+	return ret;
 }
