@@ -17,8 +17,7 @@ if [ "${1:-}" = --shard ]; then
 	shift 2
 fi
 flavours=("$@")
-# shellcheck disable=SC2046 # one name per line, no spaces
-[ $# -gt 0 ] || flavours=($(all_flavours))
+[ $# -gt 0 ] || mapfile -t flavours < <(all_flavours)
 job_shard boot "$shard" || exit 2
 set -- "${flavours[@]}"
 bad=0

@@ -28,6 +28,7 @@ out=docs
 
 # quick_refused DIR JOB: fail when DIR is a quick run and the pages go to
 # docs/ (make check's subsets are not the published results).
+# shellcheck disable=SC2317 # called by the page_ functions
 quick_refused() {
 	[ "$out" = docs ] || return 0
 	! jq -e 'any(.flavours[]; .quick)' "$1/run.json" >/dev/null ||

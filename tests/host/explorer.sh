@@ -10,6 +10,10 @@
 # mismatch the fixture has; the page fits a phone's width and has a dark
 # scheme.  Screenshots at 1280x800 (light, dark) and 390x844 are kept in
 # results/check/explorer/ and named in the output.
+# Then the table view: the consumers' page of tests/fixtures/explorer/
+# consumers (two flavours' columns, a cell with an expected WARNING
+# clicked, a key filter, the one mismatch the fixture has), and a diff of
+# the matrix fixture against a copy with one cell's measurement changed.
 # shellcheck source=../suite.sh
 . "$(dirname "$0")/../suite.sh"
 
@@ -113,4 +117,89 @@ for s in explorer-1280x800 explorer-390x844 explorer-dark-1280x800; do
 	tap_is "$(head -c 4 "$shots/$s.png" | od -An -c | tr -d ' ')" '211PNG' "screenshot $s.png written"
 done
 echo "# screenshots: $shots/explorer-1280x800.png, explorer-390x844.png, explorer-dark-1280x800.png"
+
+# ---- The table view: the consumers' page ----
+cfx=tests/fixtures/explorer/consumers
+cpage=$work/consumers.html
+s=0
+userspace/gupctl consumers report --html "$cpage" "$cfx" || s=$?
+tap_is "$s" 0 "gupctl consumers report --html: status 0"
+tap_is "$(grep -cE '<(script|link|img)[^>]* (src|href)=' "$cpage")" 0 \
+	"the consumers page loads nothing from elsewhere"
+# the cell to click: gup-v1's first cell with a kernel report (column 1)
+wcell=$(jq '[.kernel_reports[].cell] | min' "$cfx/gup-v1.json")
+wc=$(jq --argjson i "$wcell" '.cells[] | select(.index == $i)' "$cfx/gup-v1.json")
+wkey=$(jq -r '"\(.interface) \(.backing) \(.state)"' <<<"$wc")
+filter=proc-pid-mem
+if ! seen=$(timeout 300 /usr/bin/python3 tests/host/explorer_browser.py --table consumers \
+	"$cpage" "$shots" "$wkey" 1 0 "$filter" 2>"$work/browser-table.err"); then
+	tap_not_ok "chromium loads the consumers page"
+	sed 's/^/#   /' "$work/browser-table.err" | tail -20
+	tap_done
+	exit
+fi
+tap_ok "chromium loads the consumers page"
+tap_is "$(jq -c .errors <<<"$seen")" '[]' "consumers page: no script error"
+tap_is "$(jq -c '[.summary[] | [.[0], .[3]]]' <<<"$seen")" \
+	"$(jq -sc 'map(.summary as $s | [.flavour, "\($s.cells) cells, \($s.ran) ran, \($s.cells - $s.mismatches) as expected, \($s.data_lost) DATA LOST, \($s.kernel_reports) kernel reports (\($s.unexpected_kernel_reports) unexpected)"])' \
+		"$cfx/stock.json" "$cfx/gup-v1.json")" \
+	"consumers page: a column per flavour, with its summary's figures"
+# every row a cell of either document; each cell counted under its verdict
+facts=$(jq -sc '(map(.cells[] | "\(.interface) \(.backing) \(.state)") | unique | length) as $rows |
+	{rows: $rows, yes: (map(.cells[] | select(.match)) | length),
+	 no: (map(.cells[] | select(.match | not)) | length),
+	 missing: ($rows * 2 - (map(.cells | length) | add)),
+	 filtered: ([.[0].cells[] | select(.interface == "'$filter'")] | length),
+	 mismatches: [.[].cells[] | select(.match | not) | "\(.interface) \(.backing) \(.state)"]}' \
+	"$cfx/stock.json" "$cfx/gup-v1.json")
+tap_is "$(jq .rows_shown <<<"$seen")" "$(jq .rows <<<"$facts")" \
+	"consumers page: a row per interface, backing and state of the documents ($(jq .rows <<<"$facts"))"
+tap_is "$(jq -c '.counts | [.yes, .no, .missing]' <<<"$seen")" "$(jq -c '[.yes, .no, .missing]' <<<"$facts")" \
+	"consumers page: cells as expected, not, and not in the results, as the documents say"
+tap_is "$(jq -r .cell_text <<<"$seen")" "$(jq -r .verdict <<<"$wc")" \
+	"gup-v1, cell $wcell ($wkey): shows its verdict, $(jq -r .verdict <<<"$wc")"
+tap_is "$(jq -r '.detail.reason' <<<"$seen")" "$(jq -r .expected.reason <<<"$wc")" \
+	"gup-v1, cell $wcell: the reason shown is its expectation's"
+wtitle=$(jq -r --argjson i "$wcell" '[.kernel_reports[] | select(.cell == $i)][0].title' "$cfx/gup-v1.json")
+tap_like "$(jq -r '.detail_reports[0]' <<<"$seen")" "^$(ere "$wtitle") \\(expected\\)" \
+	"gup-v1, cell $wcell: its kernel report is shown, expected"
+cslice=$(jq -r .detail_console <<<"$seen")
+tap_like "$cslice" "gup-lab: consumers cell $wcell\$" "gup-v1, cell $wcell: its console slice starts at its marker"
+tap_like "$cslice" "$(ere "$wtitle")" "gup-v1, cell $wcell: the slice holds the WARNING"
+tap_is "$(grep -c 'gup-lab: consumers cell' <<<"$cslice")" 1 "gup-v1, cell $wcell: the slice holds no other cell's marker"
+tap_is "$(jq '[.key_rows[] | select(.[0] != "'$filter'")] | length' <<<"$seen"):$(jq '.key_rows | length' <<<"$seen")" \
+	"0:$(jq .filtered <<<"$facts")" "filter interface=$filter: its $(jq .filtered <<<"$facts") rows, no other"
+tap_is "$(jq -c .mismatch_rows <<<"$seen")" "$(jq -c .mismatches <<<"$facts")" \
+	"filter verdict=not as expected: only the fixture's mismatch"
+tap_is "$(jq '.phone_page_width <= .phone_viewport' <<<"$seen")" true \
+	"consumers page, 390 px wide: the page fits ($(jq .phone_page_width <<<"$seen") px)"
+
+# ---- The diff view: the matrix fixture against a copy, one cell changed ----
+cp -r "$fx" "$work/b"
+dcell=6
+jq --argjson i "$dcell" '(.cells[] | select(.index == $i) | .measured) |=
+	(.outcome = "refused" | .errno = "EFAULT" | .nr_pinned = 0)' "$fx/stock.json" >"$work/b/stock.json"
+s=0
+userspace/gupctl diff --html "$work/diff.html" "$fx:stock" "$work/b:stock" >"$work/diff.out" 2>&1 || s=$?
+tap_is "$s" 1 "gupctl diff --html of the fixture and its copy: status 1, a cell differs"
+if ! seen=$(timeout 300 /usr/bin/python3 tests/host/explorer_browser.py --table diff \
+	"$work/diff.html" "$shots" '#1' 1 2 differ 2>"$work/browser-diff.err"); then
+	tap_not_ok "chromium loads the diff page"
+	sed 's/^/#   /' "$work/browser-diff.err" | tail -20
+	tap_done
+	exit
+fi
+tap_ok "chromium loads the diff page"
+tap_is "$(jq -c .errors <<<"$seen")" '[]' "diff page: no script error"
+tap_is "$(jq .rows_shown <<<"$seen")" 1 "diff page: one row, the one cell changed"
+tap_like "$(jq -r .detail_title <<<"$seen")" \
+	"^B: matrix, stock -> stock, differ, $(ere "$(jq -r --argjson i "$dcell" '.cells[] | select(.index == $i) |
+		"\(.backing) \(.state) \(.method)"' "$fx/stock.json")")" \
+	"diff page: the row is cell $dcell's"
+tap_like "$(jq -r .cell_text <<<"$seen")" EFAULT "diff page: B's side shows the changed measurement (EFAULT)"
+tap_is "$(jq '.key_rows | length' <<<"$seen")" 1 "diff page: filter change=differ keeps it"
+for s in consumers-1280x800 consumers-390x844 diff-1280x800; do
+	tap_is "$(head -c 4 "$shots/$s.png" | od -An -c | tr -d ' ')" '211PNG' "screenshot $s.png written"
+done
+echo "# screenshots: $shots/consumers-1280x800.png, consumers-390x844.png, diff-1280x800.png, diff-390x844.png"
 tap_done

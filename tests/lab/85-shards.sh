@@ -71,7 +71,7 @@ mask() {
 		-e 's/[0-9]+(\.[0-9]+)? s\b/N s/g' "$1"
 }
 pages=$(cd "$work/pages-whole" && ls)
-tap_is "$(echo $pages)" "longterm.md matrix.md matrix.svg policies.md" \
+tap_is "$(paste -sd' ' <<<"$pages")" "longterm.md matrix.md matrix.svg policies.md" \
 	"the whole run's pages: longterm.md, matrix.md, matrix.svg, policies.md"
 for p in $pages; do
 	d=$(diff <(mask "$work/pages-whole/$p" "$work/whole") <(mask "$work/pages-merged/$p" "$merged") || true)

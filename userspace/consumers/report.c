@@ -64,6 +64,14 @@ static const char *jstr(json_t *o, const char *path1, const char *path2)
 	return json_string_value(v);
 }
 
+/* Does @c's expectation name a kernel report (an object: kind, file, text)? */
+static bool expects_report(json_t *c)
+{
+	json_t *r = json_object_get(json_object_get(c, "expected"), "kernel_report");
+
+	return r && !json_is_null(r);
+}
+
 /*
  * A cell as both pages show it: the measured verdict, and the expectation
  * when it differs (@md: the verdict in bold, for the markdown table).
@@ -80,7 +88,7 @@ static const char *verdict_text(json_t *c, bool md, char *buf, size_t size)
 		snprintf(buf, size, "%s", v);
 	else
 		snprintf(buf, size, "%s%s%s (expected %s%s)", b, v, b,
-			 jstr(c, "expected", "kernel_report") ? "WARN " : "",
+			 expects_report(c) ? "WARN " : "",
 			 jstr(c, "expected", "outcome") ?: "?");
 	return buf;
 }
@@ -448,7 +456,7 @@ static void html_flavour(json_t *t, const char *dir, const struct rflavour *fl,
 				  json_is_true(json_object_get(x, "measured_only")) ?
 				  EXPLORER_NOT_JUDGED : json_is_true(json_object_get(x, "match")));
 		snprintf(expected, sizeof(expected), "%s%s",
-			 jstr(x, "expected", "kernel_report") ? "WARN " : "",
+			 expects_report(x) ? "WARN " : "",
 			 jstr(x, "expected", "outcome") ?: "nothing (" POLICY_NONE ")");
 		snprintf(text, sizeof(text), "%lld of %s.json", (long long)idx, fl->name);
 		explorer_field(c, "cell", text);
