@@ -63,11 +63,12 @@ page_consumers() {
 		die "gupctl consumers report failed on $1"
 }
 
-# page_holders DIR: docs/filesystems.md (the prose: docs/filesystems-guide.md).
+# page_holders DIR: docs/filesystems.md (the prose: docs/filesystems-guide.md),
+# and DIR/explorer.html.
 # shellcheck disable=SC2317 # called as page_$job
 page_holders() {
 	quick_refused "$1" holders
-	"$gupctl" holders report --results "$1" -o "$out/filesystems.md" ||
+	"$gupctl" holders report --results "$1" -o "$out/filesystems.md" --html "$1/explorer.html" ||
 		die "gupctl holders report failed on $1"
 }
 

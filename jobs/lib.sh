@@ -371,8 +371,8 @@ results_end() {
 }
 
 # results_explorer DIR: DIR's explorer page, DIR/explorer.html, for a job
-# that has one (the matrix, the consumers, the reproduction: their report
-# steps' --html; docs/results.md, "The explorer"), its path printed as
+# that has one (the matrix, the consumers, the reproduction, the holders:
+# their report steps' --html; docs/results.md, "The explorer"), its path printed as
 # "# explorer: PATH"; results_end calls it once run.json is written,
 # jobs/docs.sh again.
 results_explorer() {
@@ -381,6 +381,7 @@ results_explorer() {
 	matrix) "$gupctl" report --html "$1/explorer.html" "$1" >/dev/null || s=$? ;;
 	consumers) "$gupctl" consumers report --html "$1/explorer.html" "$1" || s=$? ;;
 	repro) "$gupctl" repro report --results "$1" --html "$1/explorer.html" || s=$? ;;
+	holders) "$gupctl" holders report --results "$1" --html "$1/explorer.html" || s=$? ;;
 	*) return 0 ;;
 	esac
 	# 1 (the matrix): a flavour failed or did not run; the page shows that too

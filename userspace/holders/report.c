@@ -7,11 +7,15 @@
  * Then one table per file system: holder x event rows, flavour columns.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
 
+#include "console/lines.h"
+#include "explorer/page.h"
+#include "explorer/table.h"
 #include "holders/report.h"
 #include "lib/jsonfile.h"
 #include "lib/options.h"
@@ -200,11 +204,29 @@ static void policy_changes(FILE *out, const char *base_name, json_t *base, const
 	fprintf(out, "\n");
 }
 
-/* A table cell: the host's read, what the console said, the verdict. */
-static void table_cell(FILE *out, json_t *c)
+/*
+ * A cell as both pages show it: the host's read, the clone's, whether the
+ * console said something; "not run".  The markdown table adds the verdict.
+ */
+static const char *cell_text(json_t *c, char *buf, size_t size)
 {
 	json_t *m = json_object_get(c, "measured");
+
+	if (!strcmp(str(c, "verdict"), "not run"))
+		return "not run";
+	snprintf(buf, size, "%s%s%s%s%s",
+		 json_is_true(json_object_get(m, "refused")) ? "refused, " : "", str(m, "disk"),
+		 strcmp(str(m, "clone"), "none") ? ", clone " : "",
+		 strcmp(str(m, "clone"), "none") ? str(m, "clone") : "",
+		 strcmp(str(m, "report"), "none") ? " + report" : "");
+	return buf;
+}
+
+/* A table cell: cell_text() and the verdict. */
+static void table_cell(FILE *out, json_t *c)
+{
 	const char *v = str(c, "verdict");
+	char buf[128];
 
 	if (!c) {
 		fprintf(out, " n/a |");
@@ -215,14 +237,132 @@ static void table_cell(FILE *out, json_t *c)
 		return;
 	}
 	/* policy none: measured, nothing to hold it against (no ✓, no ✗) */
-	fprintf(out, " %s%s%s%s%s %s |",
-		json_is_true(json_object_get(m, "refused")) ? "refused, " : "", str(m, "disk"),
-		strcmp(str(m, "clone"), "none") ? ", clone " : "",
-		strcmp(str(m, "clone"), "none") ? str(m, "clone") : "",
-		strcmp(str(m, "report"), "none") ? " + report" : "",
+	fprintf(out, " %s %s |", cell_text(c, buf, sizeof(buf)),
 		!strcmp(v, "as expected") ? "✓" : !strcmp(v, MEASURED_VERDICT) ? "(measured)" :
 		"✗ mismatch");
-	(void)0;
+}
+
+/* ---- The explorer (explorer/table.h; docs/results.md, "The explorer") ---- */
+
+/* @o's fields as "key value, key value" (an expectation, a measurement). */
+static void fields_text(json_t *o, char *buf, size_t size)
+{
+	const char *k;
+	json_t *v;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	json_object_foreach(o, k, v) {
+		char *s;
+
+		if (!strcmp(k, "reason") || n >= size)
+			continue;
+		s = json_is_string(v) ? strdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
+		n += snprintf(buf + n, size - n, "%s%s %s", n ? ", " : "", k, s ?: "?");
+		free(s);
+	}
+}
+
+/* Flavour @name's cell @cell as column @col's. */
+static void html_cell(json_t *t, const char *dir, json_t *cell, unsigned int col,
+		      const char *const *key)
+{
+	const char *v = str(cell, "verdict");
+	char text[128], buf[2048], path[4096];
+	json_t *c, *x;
+	size_t i;
+
+	c = explorer_cell(t, key, col, cell_text(cell, text, sizeof(text)),
+			  !strcmp(v, "as expected") ? 1 :
+			  !strcmp(v, MEASURED_VERDICT) || !strcmp(v, "not run") ?
+			  EXPLORER_NOT_JUDGED : 0);
+	explorer_field(c, "verdict", v);
+	explorer_field(c, "cell", str(cell, "name"));
+	fields_text(json_object_get(cell, "expect"), buf, sizeof(buf));
+	explorer_field(c, "expected", buf);
+	explorer_field(c, "reason", json_string_value(json_object_get(json_object_get(cell, "expect"),
+								   "reason")));
+	fields_text(json_object_get(cell, "measured"), buf, sizeof(buf));
+	explorer_field(c, "measured", buf);
+	fields_text(json_object_get(cell, "guest"), buf, sizeof(buf));
+	explorer_field(c, "in the guest", buf);
+	json_array_foreach(json_object_get(cell, "differences"), i, x)
+		explorer_field(c, "differs", json_string_value(x));
+	json_array_foreach(json_object_get(cell, "unexpected_reports"), i, x)
+		explorer_field(c, "unexpected report",
+			       json_string_value(x) ?: json_string_value(json_object_get(x, "title")));
+	if (*str(cell, "console")) {
+		snprintf(path, sizeof(path), "%s/%s", dir, str(cell, "console"));
+		explorer_console(c, console_lines(path));
+	}
+}
+
+/* The page: a column per flavour, a row per file system, holder and event. */
+static int write_html(const char *dir, const char *out)
+{
+	static const char * const keys[] = { "fs", "holder", "event" };
+	char path[4096], name[64], summary[160];
+	json_t *run, *fl, *doc, *t, *n;
+	struct holders_cell c;
+	unsigned int col = 0;
+	size_t i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	run = jsonfile_read_object(path, "holders report");
+	if (!run)
+		return GUPCTL_EXIT_USAGE;
+	t = explorer_table("holders", "What loses data through real system calls: explorer",
+			   dir, run, keys, ARRAY_SIZE(keys));
+	json_array_foreach(json_object_get(run, "flavours"), i, fl) {
+		snprintf(path, sizeof(path), "%s/%s.json", dir, str(fl, "name"));
+		/* (run.json of holders has no "ran": the document is the answer) */
+		doc = json_load_file(path, 0, NULL);
+		if (!json_is_object(doc)) {
+			json_decref(doc);
+			explorer_not_run(t, str(fl, "name"),
+					 json_string_value(json_object_get(fl, "why_not_run")) ?:
+					 "no results");
+			continue;
+		}
+		n = json_object_get(doc, "counts");
+		snprintf(summary, sizeof(summary), "%lld as expected, %lld mismatched, %lld not run",
+			 json_integer_value(json_object_get(n, "as_expected")),
+			 json_integer_value(json_object_get(n, "mismatched")),
+			 json_integer_value(json_object_get(n, "not_run")));
+		explorer_column(t, str(fl, "name"), str(doc, "policy"),
+				json_string_value(json_object_get(doc, "kernel_release")),
+				summary, NULL);
+		for (c.fs = 0; c.fs < HOLDERS_FS_COUNT; c.fs++)
+			for (c.holder = 0; c.holder < HOLDERS_HOLDER_COUNT; c.holder++)
+				for (c.event = 0; c.event < HOLDERS_EV_COUNT; c.event++) {
+					const char *key[] = { holders_fs_choices[c.fs],
+						holders_holder_choices[c.holder],
+						event_words(holders_event_choices[c.event]) };
+					json_t *cell;
+
+					if (!holders_cell_valid(&c))
+						continue;
+					holders_cell_name(&c, name, sizeof(name));
+					cell = find_cell(doc, name);
+					if (cell)
+						html_cell(t, dir, cell, col, key);
+				}
+		col++;
+		json_decref(doc);
+	}
+	f = fopen(out, "we");
+	if (f) {
+		snprintf(path, sizeof(path), "gup-lab holders: %s", dir);
+		explorer_page(f, path, t);
+	}
+	json_decref(t);
+	json_decref(run);
+	if (!f || fclose(f)) {
+		fprintf(stderr, "gupctl holders report: cannot write %s: %s\n", out, strerror(errno));
+		return GUPCTL_EXIT_USAGE;
+	}
+	return GUPCTL_EXIT_OK;
 }
 
 static int write_page(const char *dir, FILE *out)
@@ -321,15 +461,17 @@ static int write_page(const char *dir, FILE *out)
 int holders_report(int argc, char **argv)
 {
 	static const char * const usage[] = {
-		"gupctl holders report --results DIR [-o FILE]",
+		"gupctl holders report --results DIR [-o FILE] [--html FILE]",
 		"",
-		"docs/filesystems.md from a results directory of make holders.",
+		"docs/filesystems.md, and the explorer page, from a results directory of make holders.",
 		NULL
 	};
-	const char *dir = NULL, *out = NULL;
+	const char *dir = NULL, *out = NULL, *html = NULL;
 	const struct gopt opts[] = {
 		GOPT_STRING(0, "results", &dir, "DIR", "a results directory of jobs/holders.sh"),
 		GOPT_STRING('o', "out", &out, "FILE", "the page (default: stdout)"),
+		GOPT_STRING(0, "html", &html, "FILE",
+			    "write the explorer here, and no page unless -o (docs/results.md)"),
 		GOPT_END()
 	};
 	FILE *f = stdout;
@@ -340,6 +482,13 @@ int holders_report(int argc, char **argv)
 		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
 	if (!dir)
 		return usage_error("holders report", "--results is required");
+	if (html && !out)
+		return write_html(dir, html);
+	if (html) {
+		ret = write_html(dir, html);
+		if (ret)
+			return ret;
+	}
 	if (out)
 		f = fopen(out, "w");
 	if (!f) {
