@@ -478,8 +478,8 @@ static void html_flavour(json_t *t, const char *dir, const struct rflavour *fl,
 }
 
 /* The page: a column per flavour that ran, a row per interface, mapping and state. */
-static void write_html(FILE *f, const char *dir, json_t *run, const struct rflavour *fl,
-		       unsigned int nf)
+static int write_html(const char *path, const char *dir, json_t *run,
+		      const struct rflavour *fl, unsigned int nf)
 {
 	static const char * const keys[] = { "interface", "backing", "state" };
 	struct consumer_cell cc[CONS_MAX_CELLS];
@@ -487,6 +487,7 @@ static void write_html(FILE *f, const char *dir, json_t *run, const struct rflav
 	json_t *t = explorer_table("consumers", "The kernel's own GUP users, measured: explorer",
 				   dir, run, keys, ARRAY_SIZE(keys));
 	char title[4200];
+	int ret;
 
 	for (k = 0; k < nf; k++) {
 		if (!fl[k].doc) {
@@ -495,9 +496,10 @@ static void write_html(FILE *f, const char *dir, json_t *run, const struct rflav
 		}
 		html_flavour(t, dir, &fl[k], col++, cc, n);
 	}
-	snprintf(title, sizeof(title), "gup-lab consumers: %s", dir);
-	explorer_page(f, title, t);
+	snprintf(title, sizeof(title), "consumers: %s", dir);
+	ret = explorer_write("consumers report", path, title, t);
 	json_decref(t);
+	return ret;
 }
 
 int consumers_report(int argc, char **argv)
@@ -556,16 +558,8 @@ int consumers_report(int argc, char **argv)
 			ret = GUPCTL_EXIT_USAGE;
 		}
 	}
-	if (html && !ret) {
-		f = fopen(html, "we");
-		if (f)
-			write_html(f, argv[argi], run, fl, nf);
-		if (!f || fclose(f)) {
-			fprintf(stderr, "gupctl consumers report: cannot write %s: %s\n", html,
-				errno_name(errno));
-			ret = GUPCTL_EXIT_USAGE;
-		}
-	}
+	if (html && !ret)
+		ret = write_html(html, argv[argi], run, fl, nf);
 	for (k = 0; k < nf; k++)
 		json_decref(fl[k].doc);
 	json_decref(run);

@@ -904,7 +904,7 @@ static int write_html(const struct diff *df, const char *path)
 	json_t *t;
 	unsigned int i, k, st;
 	size_t n;
-	FILE *f;
+	int ret;
 
 	snprintf(title, sizeof(title), "A: %s, B: %s", df->side[0].operand, df->side[1].operand);
 	t = explorer_table("diff", "gupctl diff: what A and B measured differently", title, NULL,
@@ -936,17 +936,11 @@ static int write_html(const struct diff *df, const char *path)
 			html_side(t, key, k, &e->s[k]);
 	}
 	json_object_set_new(t, "counts", json_string(counts));
-	snprintf(title, sizeof(title), "gup-lab diff: %s vs %s", df->side[0].operand,
+	snprintf(title, sizeof(title), "diff: %s vs %s", df->side[0].operand,
 		 df->side[1].operand);
-	f = fopen(path, "we");
-	if (f)
-		explorer_page(f, title, t);
+	ret = explorer_write(CMD, path, title, t);
 	json_decref(t);
-	if (!f || fclose(f)) {
-		fprintf(stderr, "gupctl " CMD ": cannot write %s: %s\n", path, errno_name(errno));
-		return GUPCTL_EXIT_USAGE;
-	}
-	return 0;
+	return ret;
 }
 
 /* ---- The command ---- */

@@ -4,7 +4,12 @@
  * are compiled in with .incbin, so that gupctl alone writes a whole page
  * wherever it runs (the Makefile makes this object depend on both).
  */
+#include <errno.h>
+#include <string.h>
+
 #include "explorer/page.h"
+#include "lib/gupdev.h"
+#include "lib/util.h"
 
 /* explorer.js and explorer.css, each followed by a NUL */
 __asm__(".section .rodata\n"
@@ -46,4 +51,20 @@ void explorer_page(FILE *f, const char *title, const json_t *data)
 	fputs("<script type=\"application/json\" id=\"data\">", f);
 	json_dumpf(data, f, JSON_COMPACT | JSON_ESCAPE_SLASH);
 	fprintf(f, "</script>\n<script>\n%s</script>\n</body>\n</html>\n", explorer_js);
+}
+
+int explorer_write(const char *cmd, const char *path, const char *title, const json_t *data)
+{
+	char full[4200];
+	FILE *f = fopen(path, "we");
+
+	if (f) {
+		snprintf(full, sizeof(full), "gup-lab %s", title);
+		explorer_page(f, full, data);
+	}
+	if (!f || fclose(f)) {
+		fprintf(stderr, "gupctl %s: cannot write %s: %s\n", cmd, path, errno_name(errno));
+		return GUPCTL_EXIT_USAGE;
+	}
+	return 0;
 }

@@ -17,4 +17,11 @@
  */
 void explorer_page(FILE *f, const char *title, const json_t *data);
 
+/*
+ * explorer_page() into the file @path, titled "gup-lab @title"; 0, or
+ * GUPCTL_EXIT_USAGE after saying on stderr ("gupctl @cmd: ...") that it
+ * could not be written.
+ */
+int explorer_write(const char *cmd, const char *path, const char *title, const json_t *data);
+
 #endif /* EXPLORER_PAGE_H */

@@ -306,7 +306,7 @@ static int write_html(const char *dir, const char *out)
 	struct holders_cell c;
 	unsigned int col = 0;
 	size_t i;
-	FILE *f;
+	int ret;
 
 	snprintf(path, sizeof(path), "%s/run.json", dir);
 	run = jsonfile_read_object(path, "holders report");
@@ -351,18 +351,11 @@ static int write_html(const char *dir, const char *out)
 		col++;
 		json_decref(doc);
 	}
-	f = fopen(out, "we");
-	if (f) {
-		snprintf(path, sizeof(path), "gup-lab holders: %s", dir);
-		explorer_page(f, path, t);
-	}
+	snprintf(path, sizeof(path), "holders: %s", dir);
+	ret = explorer_write("holders report", out, path, t);
 	json_decref(t);
 	json_decref(run);
-	if (!f || fclose(f)) {
-		fprintf(stderr, "gupctl holders report: cannot write %s: %s\n", out, strerror(errno));
-		return GUPCTL_EXIT_USAGE;
-	}
-	return GUPCTL_EXIT_OK;
+	return ret;
 }
 
 static int write_page(const char *dir, FILE *out)

@@ -259,7 +259,7 @@ static int write_html(const char *dir, json_t *run, const char *out)
 	unsigned int col = 0, n, ok;
 	json_t *fl, *doc, *cell;
 	size_t i, j;
-	FILE *f;
+	int ret;
 
 	json_array_foreach(json_object_get(run, "flavours"), i, fl) {
 		snprintf(path, sizeof(path), "%s/%s.json", dir, repro_json_str(fl, "name"));
@@ -284,17 +284,10 @@ static int write_html(const char *dir, json_t *run, const char *out)
 		col++;
 		json_decref(doc);
 	}
-	f = fopen(out, "we");
-	if (f) {
-		snprintf(path, sizeof(path), "gup-lab repro: %s", dir);
-		explorer_page(f, path, t);
-	}
+	snprintf(path, sizeof(path), "repro: %s", dir);
+	ret = explorer_write("repro report", out, path, t);
 	json_decref(t);
-	if (!f || fclose(f)) {
-		fprintf(stderr, "gupctl repro report: cannot write %s: %s\n", out, strerror(errno));
-		return GUPCTL_EXIT_USAGE;
-	}
-	return GUPCTL_EXIT_OK;
+	return ret;
 }
 
 static int report(const char *dir, const char *out)
