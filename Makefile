@@ -51,8 +51,11 @@ rootfs: deps
 modules: kernels
 	@for f in $(FLAVOURS) headers; do module/build.sh $$f || exit 1; done
 
+# One make of userspace/ at a time (jobs/lib.sh's job_userspace takes the
+# same lock): two targets started at once in one clone (make repro beside
+# make holders) linked the same objects at once ("undefined reference").
 gupctl: deps
-	@$(MAKE) -s -C userspace
+	@flock userspace/.make.lock $(MAKE) -s -C userspace
 
 # An interactive root shell: module loaded, gupctl on PATH, scratch ext4
 # at /mnt/ext4 with file.img ready.  Ctrl-A X leaves QEMU.
