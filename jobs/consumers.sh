@@ -48,7 +48,7 @@ set -euo pipefail
 job_guard "$@"
 
 usage() {
-	sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,/^set /{/^#/p}' "$0" | sed 's/^# \{0,1\}//'
 }
 
 quick=() results='' shard='' flavours=()

@@ -24,7 +24,7 @@ set -euo pipefail
 . "$LAB_ROOT/jobs/lib.sh"
 
 pages=(matrix repro consumers holders bench)
-out=docs
+out=$LAB_ROOT/docs
 
 # quick_refused DIR JOB: fail when DIR is a quick run and the pages go to
 # docs/ (make check's subsets are not the published results).
@@ -114,8 +114,10 @@ gupctl=$LAB_ROOT/userspace/gupctl
 root=$(cd "$LAB_ROOT" && pwd -P)
 [ "$out" != "$root/docs" ] || out=docs
 status=0
-# The parts of a sharded run: merged (jobs/merge.sh) into one directory
-# that stands for them below; any other two runs of one job are refused.
+# The parts of a sharded run (run.json's "shard"), one or all of them:
+# merged (jobs/merge.sh) into one directory that stands for them below, a
+# shard not given "not run" there; two runs of one job that are not
+# shards do not merge, and are refused.
 declare -A parts=()
 given=()
 for dir in "${dirs[@]}"; do
@@ -124,7 +126,14 @@ for dir in "${dirs[@]}"; do
 		status=1
 		continue
 	fi
+	# absolute: the pages are made from the clone's root, below
+	dir=$(cd "$dir" && pwd)
 	job=$(jq -r '.job // empty' "$dir/run.json")
+	if [ -z "$job" ]; then
+		echo "jobs/docs.sh: $dir: run.json names no job" >&2
+		status=1
+		continue
+	fi
 	[ -n "${parts[$job]:-}" ] || given+=("$dir")
 	parts[$job]+="$dir"$'\n'
 done
@@ -132,7 +141,7 @@ dirs=()
 for dir in "${given[@]}"; do
 	job=$(jq -r '.job // empty' "$dir/run.json")
 	mapfile -t p <<<"${parts[$job]%$'\n'}"
-	if [ ${#p[@]} -eq 1 ]; then
+	if [ ${#p[@]} -eq 1 ] && jq -e '.shard == null' "$dir/run.json" >/dev/null; then
 		dirs+=("$dir")
 		continue
 	fi

@@ -258,7 +258,8 @@ job_userspace() {
 }
 
 # results_begin JOB [DIR [FLAVOUR...]]: make the run's results directory
-# (DIR, or a new one under $LAB_RESULTS/JOB) and print its path.
+# (DIR, or a new one under $LAB_RESULTS/JOB) and print its path.  A shard
+# (RESULTS_SHARD, job_shard) moves no latest link.
 # RESULTS_JOB, RESULTS_LINK (whether results_end moves the latest links)
 # and RESULTS_T0 are set for results_end.  A run of a registered kernel
 # (one of FLAVOUR...) moves no latest link: the published pages (`make
@@ -276,6 +277,9 @@ results_begin() {
 	if [ -n "$dir" ]; then
 		RESULTS_LINK=0
 	else
+		# a shard is a part (job_shard): the latest links stay the
+		# whole runs' (a merged run moves them: jobs/merge.sh)
+		[ "${RESULTS_SHARD:-null}" = null ] || mine=1
 		RESULTS_LINK=$((!mine))
 		# the last runs of the job stay (docs/results.md, "Pruning")
 		"$LAB_ROOT/qemu/prune-runs.sh" --results "$LAB_RESULTS/$job" ||

@@ -88,7 +88,8 @@ fi
 
 job=$(jq -r .job <<<"$plan")
 mapfile -t names < <(jq -r '.flavours[].name' <<<"$plan")
-results_begin "$job" "$results" "${names[@]}"
+# (nothing pruned now: the parts may be runs under results/JOB/ too)
+GUP_LAB_KEEP_RESULTS=all results_begin "$job" "$results" "${names[@]}"
 out=$RESULTS_DIR
 RESULTS_COMMIT=$(jq -r .commit <<<"$plan")
 RESULTS_DATE=$(jq -r .date <<<"$plan")

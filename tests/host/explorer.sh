@@ -197,6 +197,8 @@ tap_like "$(jq -r .detail_title <<<"$seen")" \
 		"\(.backing) \(.state) \(.method)"' "$fx/stock.json")")" \
 	"diff page: the row is cell $dcell's"
 tap_like "$(jq -r .cell_text <<<"$seen")" EFAULT "diff page: B's side shows the changed measurement (EFAULT)"
+tap_like "$(jq -r .detail_console <<<"$seen")" "gup-lab: matrix cell $dcell\$" \
+	"diff page: B's side's console evidence, from cell $dcell's marker"
 tap_is "$(jq '.key_rows | length' <<<"$seen")" 1 "diff page: filter change=differ keeps it"
 for s in consumers-1280x800 consumers-390x844 diff-1280x800; do
 	tap_is "$(head -c 4 "$shots/$s.png" | od -An -c | tr -d ' ')" '211PNG' "screenshot $s.png written"

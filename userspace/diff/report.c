@@ -852,27 +852,32 @@ static int write_md(const struct diff *df, int status, const char *path)
 
 /* ---- The explorer's diff view (explorer/table.h) ---- */
 
-/* @ev's lines of its console, or NULL: none (a whole file: its first 400). */
-static json_t *evidence_lines(const struct diff_evidence *ev)
+/*
+ * @cell's evidence @ev: its lines of its console, which the page carries
+ * once (@read: the page's number of each console read so far, by path; a
+ * run's cells share a few consoles); a whole file (@ev->from 0): its path.
+ */
+static void evidence_lines(json_t *t, json_t *cell, const struct diff_evidence *ev,
+			   json_t *read)
 {
-	json_t *all, *out;
-	size_t i, from, to;
+	json_t *n;
+	size_t to;
 
-	if (!ev->console)
-		return NULL;
-	all = console_lines(ev->console);
-	from = ev->from ? ev->from - 1 : 0;
-	to = ev->to ? ev->to : ev->from ? json_array_size(all) : from + 400;
-	out = json_array();
-	for (i = from; i < to && i < json_array_size(all); i++)
-		json_array_append(out, json_array_get(all, i));
-	json_decref(all);
-	return out;
+	if (!ev->console || !ev->from)
+		return;
+	n = json_object_get(read, ev->console);
+	if (!n) {
+		n = json_integer(explorer_add_console(t, console_lines(ev->console)));
+		json_object_set_new(read, ev->console, n);
+	}
+	to = ev->to ?: json_array_size(json_array_get(json_object_get(t, "consoles"),
+						      json_integer_value(n)));
+	explorer_console_lines(cell, json_integer_value(n), ev->from, to);
 }
 
 /* One side of an entry as a table cell: its words, reason, measurement, evidence. */
 static void html_side(json_t *t, const char *const *key, unsigned int k,
-		      const struct diff_cell *c)
+		      const struct diff_cell *c, json_t *read)
 {
 	char text[512];
 	json_t *cell;
@@ -893,15 +898,15 @@ static void html_side(json_t *t, const char *const *key, unsigned int k,
 	explorer_field(cell, "measured (the fields compared)", m);
 	free(m);
 	explorer_field(cell, "why not run", c->why_not_run);
-	explorer_field(cell, "console", c->ev.console);
-	explorer_console(cell, evidence_lines(&c->ev));
+	explorer_field(cell, "console file", c->ev.console);
+	evidence_lines(t, cell, &c->ev, read);
 }
 
 static int write_html(const struct diff *df, const char *path)
 {
 	static const char * const keys[] = { "job", "flavours", "change", "cell" };
 	char counts[512], flavours[256], title[1024];
-	json_t *t;
+	json_t *t, *read = json_object();
 	unsigned int i, k, st;
 	size_t n;
 	int ret;
@@ -933,13 +938,14 @@ static int write_html(const struct diff *df, const char *path)
 		snprintf(flavours, sizeof(flavours), "%s -> %s", pair_flavour(p, 0),
 			 pair_flavour(p, 1));
 		for (k = 0; k < 2; k++)
-			html_side(t, key, k, &e->s[k]);
+			html_side(t, key, k, &e->s[k], read);
 	}
 	json_object_set_new(t, "counts", json_string(counts));
 	snprintf(title, sizeof(title), "diff: %s vs %s", df->side[0].operand,
 		 df->side[1].operand);
 	ret = explorer_write(CMD, path, title, t);
 	json_decref(t);
+	json_decref(read);
 	return ret;
 }
 
@@ -969,6 +975,9 @@ int cmd_diff(int argc, char **argv)
 		return usage_error(CMD, "give two sides, A and B (%d given)", argc - argi);
 	if (o.json && o.md && !strcmp(o.json, o.md))
 		return usage_error(CMD, "--json and --markdown name the same file '%s'", o.json);
+	if (o.html && ((o.json && !strcmp(o.html, o.json)) || (o.md && !strcmp(o.html, o.md))))
+		return usage_error(CMD, "--html and --%s name the same file '%s'",
+				   o.json && !strcmp(o.html, o.json) ? "json" : "markdown", o.html);
 	if (!o.root)
 		o.root = getenv("GUP_LAB_RESULTS") ?: "results";
 	for (k = 0; k < 2; k++) {

@@ -232,6 +232,10 @@
 			detail.appendChild(el('h2', {}, 'Its slice of the console'));
 			if (c.console)
 				consoleSlice(detail, c.console, 0, 0);
+			else if (c.console_lines)
+				consoleSlice(detail, D.consoles[c.console_lines[0]].slice(
+					c.console_lines[1] - 1, c.console_lines[2]),
+					c.console_lines[1], c.console_lines[2]);
 			else if (c.lines)
 				consoleSlice(detail, col.console.slice(c.lines[0] - 1, c.lines[1]),
 					c.lines[0], c.lines[1]);

@@ -23,6 +23,7 @@ json_t *explorer_table(const char *job, const char *title, const char *dir,
 	json_object_set_new(t, "columns", json_array());
 	json_object_set_new(t, "not_run", json_array());
 	json_object_set_new(t, "rows", json_array());
+	json_object_set_new(t, "consoles", json_array());
 	return t;
 }
 
@@ -118,4 +119,20 @@ void explorer_console(json_t *cell, json_t *lines)
 		json_object_set_new(cell, "console", lines);
 	else
 		json_decref(lines);
+}
+
+unsigned int explorer_add_console(json_t *t, json_t *lines)
+{
+	json_t *all = json_object_get(t, "consoles");
+
+	json_array_append_new(all, lines);
+	return json_array_size(all) - 1;
+}
+
+void explorer_console_lines(json_t *cell, unsigned int console, unsigned int first,
+			    unsigned int last)
+{
+	if (cell && first)
+		json_object_set_new(cell, "console_lines",
+				    json_pack("[i, i, i]", (int)console, (int)first, (int)last));
 }

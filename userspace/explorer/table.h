@@ -62,4 +62,14 @@ void explorer_lines(json_t *cell, unsigned int first, unsigned int last);
 /* @cell's console slice of its own, @lines (stolen: console_lines() of the slice a job wrote). */
 void explorer_console(json_t *cell, json_t *lines);
 
+/*
+ * A console the page carries once for many cells (a diff's: each run's
+ * console), @lines stolen: its number, for explorer_console_lines().
+ */
+unsigned int explorer_add_console(json_t *t, json_t *lines);
+
+/* @cell's slice of the page's console @console: lines @first to @last (1-based). */
+void explorer_console_lines(json_t *cell, unsigned int console, unsigned int first,
+			    unsigned int last);
+
 #endif /* EXPLORER_TABLE_H */

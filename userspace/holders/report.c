@@ -312,6 +312,12 @@ static int write_html(const char *dir, const char *out)
 	run = jsonfile_read_object(path, "holders report");
 	if (!run)
 		return GUPCTL_EXIT_USAGE;
+	if (strcmp(str(run, "job"), "holders")) {
+		fprintf(stderr, "gupctl holders report: %s is a run of '%s', not of holders\n",
+			path, str(run, "job"));
+		json_decref(run);
+		return GUPCTL_EXIT_USAGE;
+	}
 	t = explorer_table("holders", "What loses data through real system calls: explorer",
 			   dir, run, keys, ARRAY_SIZE(keys));
 	json_array_foreach(json_object_get(run, "flavours"), i, fl) {

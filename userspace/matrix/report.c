@@ -1631,6 +1631,9 @@ static int load_dir(struct report *r, const char *dir)
 		if (asprintf(&fpath, "%s/%s.json", dir, name) < 0)
 			return usage_error("report", "out of memory (ENOMEM)");
 		ret = load_flavour(r, fpath);
+		/* not kept when the document could not be read */
+		if (r->fl[r->nr_fl - 1].path != fpath)
+			free(fpath);
 		if (ret)
 			return ret;
 	}

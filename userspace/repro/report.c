@@ -233,7 +233,7 @@ static void html_cell(json_t *t, const char *dir, json_t *doc, json_t *cell, uns
 	}
 	/* each report with its trace, as the page's T lines */
 	json_array_foreach(json_object_get(doc, "kernel_reports"), i, r) {
-		if (strcmp(repro_json_str(r, "cell") ?: "", repro_json_str(cell, "cell")) ||
+		if (strcmp(repro_json_str(r, "cell") ?: "", repro_json_str(cell, "cell") ?: "") ||
 		    strcmp(repro_json_str(r, "fs") ?: key[0], key[0]))
 			continue;
 		report_line(r, line, sizeof(line));
@@ -380,6 +380,12 @@ int repro_report(int argc, char **argv)
 	run = jsonfile_read_object(path, "repro report");
 	if (!run)
 		return GUPCTL_EXIT_USAGE;
+	if (strcmp(repro_json_str(run, "job") ?: "", "repro")) {
+		fprintf(stderr, "gupctl repro report: %s is a run of '%s', not of repro\n", path,
+			repro_json_str(run, "job") ?: "?");
+		json_decref(run);
+		return GUPCTL_EXIT_USAGE;
+	}
 	ret = write_html(dir, run, html);
 	json_decref(run);
 	return ret;
