@@ -364,7 +364,7 @@ static int write_html(const char *dir, const char *out)
 	return ret;
 }
 
-static int write_page(const char *dir, FILE *out)
+static int write_page(const char *dir, FILE *out, const char *html)
 {
 	char path[4096], name[64];
 	json_t *run, *fl, *docs[16] = { 0 }, *f;
@@ -399,6 +399,8 @@ static int write_page(const char *dir, FILE *out)
 		"(punch, truncate, collapse, SWAPEXT) is by design and not counted as lost.\n",
 		run_name, str(run, "date"),
 		str(run, "commit"));
+	if (html)
+		fprintf(out, "\nThe run's explorer, to open in a browser: `%s`.\n", html);
 	/* mainline first: "what loses data today" is the question */
 	fprintf(out, "\n## The answer\n");
 	for (i = 0; i < nf; i++)
@@ -494,7 +496,7 @@ int holders_report(int argc, char **argv)
 		perror(out);
 		return GUPCTL_EXIT_USAGE;
 	}
-	ret = write_page(dir, f);
+	ret = write_page(dir, f, html);
 	if (f != stdout)
 		fclose(f);
 	return ret;

@@ -154,7 +154,7 @@ static void md_row(struct md *md, json_t *doc, json_t *cell)
 
 /* The page: a header, the table (in @table), the reasons and the traces. */
 static void write_page(FILE *f, const char *dir, json_t *run, const struct md *md,
-		       FILE *table)
+		       FILE *table, const char *html)
 {
 	char buf[4096], sources[256];
 	json_t *v;
@@ -179,7 +179,10 @@ static void write_page(FILE *f, const char *dir, json_t *run, const struct md *m
 			"report during such a cell is its finding)", md->measured, POLICY_NONE);
 	fprintf(f, ".\n"
 		"The reads column shows the guest's page cache, the guest's `O_DIRECT`\n"
-		"read and the host's read of the image.\n\n");
+		"read and the host's read of the image.\n");
+	if (html)
+		fprintf(f, "The run's explorer, to open in a browser: `%s`.\n", html);
+	fputc('\n', f);
 	rewind(table);
 	while (fgets(buf, sizeof(buf), table))
 		fputs(buf, f);
@@ -290,7 +293,7 @@ static int write_html(const char *dir, json_t *run, const char *out)
 	return ret;
 }
 
-static int report(const char *dir, const char *out)
+static int report(const char *dir, const char *out, const char *html)
 {
 	char path[4096], buf[1024];
 	json_t *run, *fl, *doc, *cell;
@@ -330,7 +333,7 @@ static int report(const char *dir, const char *out)
 	}
 	f = out ? fopen(out, "w") : stdout;
 	if (f) {
-		write_page(f, dir, run, &md, md.f);
+		write_page(f, dir, run, &md, md.f, html);
 		if (out && fclose(f))
 			f = NULL;
 	}
@@ -372,7 +375,7 @@ int repro_report(int argc, char **argv)
 	if (!dir)
 		return usage_error("repro report", "no --results DIR");
 	if (!html || out) {
-		ret = report(dir, out);
+		ret = report(dir, out, html);
 		if (ret || !html)
 			return ret;
 	}
