@@ -41,6 +41,22 @@ def browser():
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
 
 
+def load(driver, page, seen, counted, cells):
+    """The page at 1280x800: script errors, the summary's rows, the counts
+    shown (by their @counted attribute), the @cells and rows shown."""
+    driver.set_window_size(1280, 800)
+    driver.get("file://" + page)
+    seen["title"] = driver.title
+    seen["errors"] = [e["message"] for e in driver.get_log("browser")
+                      if e["level"] == "SEVERE"]
+    seen["summary"] = [[td.text for td in tr.find_elements(By.CSS_SELECTOR, "td")]
+                       for tr in driver.find_elements(By.CSS_SELECTOR, "#summary tr[data-flavour]")]
+    seen["counts"] = {td.get_attribute(counted): int(td.text) for td in
+                      driver.find_elements(By.CSS_SELECTOR, "#counts td[%s]" % counted)}
+    seen["cells_shown"] = len(driver.find_elements(By.CSS_SELECTOR, cells))
+    seen["rows_shown"] = len(driver.find_elements(By.CSS_SELECTOR, "#grid tr[data-row]"))
+
+
 def phone(driver, seen, shot):
     driver.set_window_size(390, 844)
     seen["phone_page_width"] = driver.execute_script(
@@ -52,18 +68,8 @@ def phone(driver, seen, shot):
 def table(name, page, shots, row, col, key, value):
     driver = browser()
     seen = {}
-    cells = "#grid td.c"
     try:
-        driver.set_window_size(1280, 800)
-        driver.get("file://" + page)
-        seen["errors"] = [e["message"] for e in driver.get_log("browser")
-                          if e["level"] == "SEVERE"]
-        seen["summary"] = [[td.text for td in tr.find_elements(By.CSS_SELECTOR, "td")]
-                           for tr in driver.find_elements(By.CSS_SELECTOR, "#summary tr[data-flavour]")]
-        seen["counts"] = {td.get_attribute("data-verdict"): int(td.text)
-                          for td in driver.find_elements(By.CSS_SELECTOR, "#counts td[data-verdict]")}
-        seen["cells_shown"] = len(driver.find_elements(By.CSS_SELECTOR, cells))
-        seen["rows_shown"] = len(driver.find_elements(By.CSS_SELECTOR, "#grid tr[data-row]"))
+        load(driver, page, seen, "data-verdict", "#grid td.c")
         if row.startswith("#"):
             tr = driver.find_elements(By.CSS_SELECTOR, "#grid tr[data-row]")[int(row[1:]) - 1]
         else:
@@ -101,17 +107,7 @@ def main():
     driver = browser()
     seen = {}
     try:
-        driver.set_window_size(1280, 800)
-        driver.get("file://" + page)
-        seen["title"] = driver.title
-        seen["errors"] = [e["message"] for e in driver.get_log("browser")
-                          if e["level"] == "SEVERE"]
-        seen["summary"] = [[td.text for td in tr.find_elements(By.CSS_SELECTOR, "td")]
-                           for tr in driver.find_elements(By.CSS_SELECTOR, "#summary tr[data-flavour]")]
-        seen["counts"] = {td.get_attribute("data-sym"): int(td.text)
-                          for td in driver.find_elements(By.CSS_SELECTOR, "#counts td[data-sym]")}
-        seen["cells_shown"] = len(driver.find_elements(By.CSS_SELECTOR, "#grid .s"))
-        seen["rows_shown"] = len(driver.find_elements(By.CSS_SELECTOR, "#grid tr[data-row]"))
+        load(driver, page, seen, "data-sym", "#grid .s")
         target = driver.find_element(By.CSS_SELECTOR, '#grid .s[data-cell="%s"]' % cell)
         seen["cell_symbol"] = target.text
         target.click()
