@@ -174,6 +174,39 @@ tap_is "$(jq -c .mismatch_rows <<<"$seen")" "$(jq -c .mismatches <<<"$facts")" \
 tap_is "$(jq '.phone_page_width <= .phone_viewport' <<<"$seen")" true \
 	"consumers page, 390 px wide: the page fits ($(jq .phone_page_width <<<"$seen") px)"
 
+# ---- The table view with a slice file per cell: the reproduction's page ----
+rfx=tests/fixtures/explorer/repro
+rpage=$work/repro.html
+s=0
+userspace/gupctl repro report --results "$rfx" --html "$rpage" || s=$?
+tap_is "$s" 0 "gupctl repro report --html: status 0"
+rc=$(jq '.cells[] | select(.cell == "pin")' "$rfx/stock.json")
+rkey="$(jq -r '"\(.fs) \(.route_title) \(.cell)"' <<<"$rc")"
+if ! seen=$(timeout 300 /usr/bin/python3 tests/host/explorer_browser.py --table repro \
+	"$rpage" "$shots" "$rkey" 0 2 pin 2>"$work/browser-repro.err"); then
+	tap_not_ok "chromium loads the reproduction's page"
+	sed 's/^/#   /' "$work/browser-repro.err" | tail -20
+	tap_done
+	exit
+fi
+tap_ok "chromium loads the reproduction's page"
+tap_is "$(jq -c '[.errors, .rows_shown]' <<<"$seen")" "[[],$(jq '.cells | length' "$rfx/stock.json")]" \
+	"repro page: no script error, a row per cell of stock.json"
+tap_is "$(jq -r .cell_text <<<"$seen")" "$(jq -r .measured.outcome <<<"$rc")" \
+	"repro page, $rkey: shows its measured outcome"
+tap_is "$(jq -r '.detail.reason, .detail.result' <<<"$seen")" "$(jq -r .expected.reason <<<"$rc")
+MATCH" "repro page, $rkey: its expectation's reason, and MATCH"
+tap_like "$(jq -r '.detail_reports[0]' <<<"$seen")" \
+	"^WARNING at $(ere "$(jq -r '[.kernel_reports[] | select(.cell == "pin")][0].location' "$rfx/stock.json")")" \
+	"repro page, $rkey: its kernel report, where the kernel put it"
+rslice=$(jq -r .detail_console <<<"$seen")
+rfile=$rfx/$(jq -r .console <<<"$rc")
+tap_is "$(wc -l <<<"$rslice") $(head -1 <<<"$rslice" | cut -c1-40)" \
+	"$(wc -l <"$rfile") $(head -1 "$rfile" | cut -c1-40)" \
+	"repro page, $rkey: its console slice is the job's slice file, $(jq -r .console <<<"$rc")"
+tap_like "$rslice" 'gup-lab: repro cell 1' "repro page, $rkey: the slice holds its marker"
+tap_is "$(jq -c .key_rows <<<"$seen" | jq -c 'map(.[2])')" '["pin"]' "repro page: filter cell=pin, its row only"
+
 # ---- The diff view: the matrix fixture against a copy, one cell changed ----
 cp -r "$fx" "$work/b"
 dcell=6
@@ -200,8 +233,8 @@ tap_like "$(jq -r .cell_text <<<"$seen")" EFAULT "diff page: B's side shows the 
 tap_like "$(jq -r .detail_console <<<"$seen")" "gup-lab: matrix cell $dcell\$" \
 	"diff page: B's side's console evidence, from cell $dcell's marker"
 tap_is "$(jq '.key_rows | length' <<<"$seen")" 1 "diff page: filter change=differ keeps it"
-for s in consumers-1280x800 consumers-390x844 diff-1280x800; do
+for s in consumers-1280x800 consumers-390x844 repro-1280x800 diff-1280x800; do
 	tap_is "$(head -c 4 "$shots/$s.png" | od -An -c | tr -d ' ')" '211PNG' "screenshot $s.png written"
 done
-echo "# screenshots: $shots/consumers-1280x800.png, consumers-390x844.png, diff-1280x800.png, diff-390x844.png"
+echo "# screenshots: $shots/consumers-1280x800.png, consumers-390x844.png, repro-1280x800.png, repro-390x844.png, diff-1280x800.png, diff-390x844.png"
 tap_done
