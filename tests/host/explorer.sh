@@ -22,6 +22,22 @@ ere() {
 	printf '%s\n' "$1" | sed 's/[][\\.*^$+?(){}|]/\\&/g'
 }
 
+# browse WHAT ARG...: tests/host/explorer_browser.py ARG... (what the
+# browser saw, as JSON) into $seen, or the test says chromium did not load
+# WHAT, with the browser's errors, and ends here.
+browse() {
+	local what=$1
+	shift
+	if ! seen=$(timeout 300 /usr/bin/python3 tests/host/explorer_browser.py "$@" \
+		2>"$work/browser.err"); then
+		tap_not_ok "chromium loads $what"
+		sed 's/^/#   /' "$work/browser.err" | tail -20
+		tap_done
+		exit
+	fi
+	tap_ok "chromium loads $what"
+}
+
 fx=tests/fixtures/explorer/matrix
 page=$work/explorer.html
 shots=${GUP_LAB_RESULTS:-results}/check/explorer
@@ -50,14 +66,7 @@ if [ -n "$missing" ]; then
 fi
 
 cell=27 state=read-faulted
-if ! seen=$(timeout 300 /usr/bin/python3 tests/host/explorer_browser.py "$page" "$shots" \
-	"$cell" "$state" '!' 2>"$work/browser.err"); then
-	tap_not_ok "chromium loads the page"
-	sed 's/^/#   /' "$work/browser.err" | tail -20
-	tap_done
-	exit
-fi
-tap_ok "chromium loads the page"
+browse "the page" "$page" "$shots" "$cell" "$state" '!'
 tap_is "$(jq -c .errors <<<"$seen")" '[]' "no script error on the browser's console"
 
 # the summary: each flavour's figures, the flavour not run and why
@@ -131,14 +140,7 @@ wcell=$(jq '[.kernel_reports[].cell] | min' "$cfx/gup-v1.json")
 wc=$(jq --argjson i "$wcell" '.cells[] | select(.index == $i)' "$cfx/gup-v1.json")
 wkey=$(jq -r '"\(.interface) \(.backing) \(.state)"' <<<"$wc")
 filter=proc-pid-mem
-if ! seen=$(timeout 300 /usr/bin/python3 tests/host/explorer_browser.py --table consumers \
-	"$cpage" "$shots" "$wkey" 1 0 "$filter" 2>"$work/browser-table.err"); then
-	tap_not_ok "chromium loads the consumers page"
-	sed 's/^/#   /' "$work/browser-table.err" | tail -20
-	tap_done
-	exit
-fi
-tap_ok "chromium loads the consumers page"
+browse "the consumers page" --table consumers "$cpage" "$shots" "$wkey" 1 0 "$filter"
 tap_is "$(jq -c .errors <<<"$seen")" '[]' "consumers page: no script error"
 tap_is "$(jq -c '[.summary[] | [.[0], .[3]]]' <<<"$seen")" \
 	"$(jq -sc 'map(.summary as $s | [.flavour, "\($s.cells) cells, \($s.ran) ran, \($s.cells - $s.mismatches) as expected, \($s.data_lost) DATA LOST, \($s.kernel_reports) kernel reports (\($s.unexpected_kernel_reports) unexpected)"])' \
@@ -182,14 +184,7 @@ userspace/gupctl repro report --results "$rfx" --html "$rpage" || s=$?
 tap_is "$s" 0 "gupctl repro report --html: status 0"
 rc=$(jq '.cells[] | select(.cell == "pin")' "$rfx/stock.json")
 rkey="$(jq -r '"\(.fs) \(.route_title) \(.cell)"' <<<"$rc")"
-if ! seen=$(timeout 300 /usr/bin/python3 tests/host/explorer_browser.py --table repro \
-	"$rpage" "$shots" "$rkey" 0 2 pin 2>"$work/browser-repro.err"); then
-	tap_not_ok "chromium loads the reproduction's page"
-	sed 's/^/#   /' "$work/browser-repro.err" | tail -20
-	tap_done
-	exit
-fi
-tap_ok "chromium loads the reproduction's page"
+browse "the reproduction's page" --table repro "$rpage" "$shots" "$rkey" 0 2 pin
 tap_is "$(jq -c '[.errors, .rows_shown]' <<<"$seen")" "[[],$(jq '.cells | length' "$rfx/stock.json")]" \
 	"repro page: no script error, a row per cell of stock.json"
 tap_is "$(jq -r .cell_text <<<"$seen")" "$(jq -r .measured.outcome <<<"$rc")" \
@@ -215,14 +210,7 @@ jq --argjson i "$dcell" '(.cells[] | select(.index == $i) | .measured) |=
 s=0
 userspace/gupctl diff --html "$work/diff.html" "$fx:stock" "$work/b:stock" >"$work/diff.out" 2>&1 || s=$?
 tap_is "$s" 1 "gupctl diff --html of the fixture and its copy: status 1, a cell differs"
-if ! seen=$(timeout 300 /usr/bin/python3 tests/host/explorer_browser.py --table diff \
-	"$work/diff.html" "$shots" '#1' 1 2 differ 2>"$work/browser-diff.err"); then
-	tap_not_ok "chromium loads the diff page"
-	sed 's/^/#   /' "$work/browser-diff.err" | tail -20
-	tap_done
-	exit
-fi
-tap_ok "chromium loads the diff page"
+browse "the diff page" --table diff "$work/diff.html" "$shots" '#1' 1 2 differ
 tap_is "$(jq -c .errors <<<"$seen")" '[]' "diff page: no script error"
 tap_is "$(jq .rows_shown <<<"$seen")" 1 "diff page: one row, the one cell changed"
 tap_like "$(jq -r .detail_title <<<"$seen")" \
