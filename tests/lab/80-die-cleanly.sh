@@ -98,7 +98,12 @@ after() {
 
 tree_before=$(git status --porcelain)
 
-# 1. SIGKILL while staging (the driver of this tree builds first).
+# 1. SIGKILL while staging.  With everything cached, staging takes about a
+# second, which a poll can miss (a clean-clone run did); so the test holds
+# the kernel's build lock, which patches/build-flavour.sh takes even for a
+# cached kernel: the job waits in rootfs/stage-guest.sh until it is killed.
+exec 8>"$(flavour_dir "$f").lock"
+flock 8
 start staging
 if p=$(wait_for 120 job_has "$pid" stage-guest.sh && job_has "$pid" stage-guest.sh); then
 	dir=$(run_dir "$pid")
@@ -106,11 +111,13 @@ if p=$(wait_for 120 job_has "$pid" stage-guest.sh && job_has "$pid" stage-guest.
 	status=0
 	wait "$pid" || status=$?
 	tap_ok "staging: killed while rootfs/stage-guest.sh ran (pid $p)"
+	exec 8>&-
 	after staging "$pid" "$status" 137 "$dir"
 else
 	tap_not_ok "staging: the job staged its guest within 120 s"
 	kill -KILL "$pid" 2>/dev/null || true
 fi
+exec 8>&-
 
 # 2. SIGKILL while the guest runs.
 start guest
