@@ -1438,6 +1438,24 @@ TEST_F(gup_test, fork_shared_anon_read_pin_write_refused)
 }
 
 /*
+ * The fork tests' page: one anonymous page written with 'P', its first
+ * @n bytes kept in @first (what the watching child must keep seeing),
+ * pinned WRITE by @method into @req.
+ */
+static unsigned char *anon_write_pinned(struct __test_metadata *_metadata, struct target *mem,
+					struct gupdev *dev, unsigned int method,
+					unsigned char *first, size_t n, struct gup_pin_req *req)
+{
+	unsigned char *map = map_anon(_metadata, mem, 1);
+
+	memset(map, 'P', ps);
+	memcpy(first, map, n);
+	ASSERT_RET(0, gupdev_pin(dev, map, ps, method, GUP_PIN_FLAG_WRITE, req));
+	ASSERT_EQ(1U, req->nr_pinned);
+	return map;
+}
+
+/*
  * A WRITE pin taken with get_user_pages() (FOLL_GET): fork() shares the
  * page with the child (only pages that may be pinned, FOLL_PIN, are copied
  * at fork), so from then on WRITE and UNPIN DIRTY are refused (ABI 4): the
@@ -1447,18 +1465,14 @@ TEST_F(gup_test, fork_shared_anon_read_pin_write_refused)
  */
 TEST_F(gup_test, get_write_pin_then_fork_write_refused)
 {
-	unsigned char *map = map_anon(_metadata, &self->mem, 1);
-	unsigned char junk[64], first[64];
+	unsigned char junk[64], first[64], *map;
 	struct gup_pin_req req;
 	int go[2], status;
 	pid_t kid;
 
-	memset(map, 'P', ps);
-	memcpy(first, map, sizeof(first));
+	map = anon_write_pinned(_metadata, &self->mem, &self->dev, GUP_PIN_METHOD_GET,
+				first, sizeof(first), &req);
 	memset(junk, 0xee, sizeof(junk));
-	ASSERT_RET(0, gupdev_pin(&self->dev, map, ps, GUP_PIN_METHOD_GET,
-				 GUP_PIN_FLAG_WRITE, &req));
-	ASSERT_EQ(1U, req.nr_pinned);
 	EXPECT_EQ(1, pin_line_has(req.id, " writable=yes"));
 	ASSERT_EQ(0, pipe(go));
 	kid = fork_watcher(map, first, sizeof(first), go);
@@ -1516,17 +1530,14 @@ TEST_F(gup_test, force_cow_copy_then_fork_write_refused)
  */
 TEST_F(gup_test, pin_write_pin_survives_fork)
 {
-	unsigned char *map = map_anon(_metadata, &self->mem, 1);
-	unsigned char junk[64], first[64];
+	unsigned char junk[64], first[64], *map;
 	struct gup_pin_req req;
 	int go[2], status;
 	pid_t kid;
 
-	memset(map, 'P', ps);
-	memcpy(first, map, sizeof(first));
+	map = anon_write_pinned(_metadata, &self->mem, &self->dev, GUP_PIN_METHOD_PIN,
+				first, sizeof(first), &req);
 	memset(junk, 'J', sizeof(junk));
-	ASSERT_RET(0, gupdev_pin(&self->dev, map, ps, GUP_PIN_METHOD_PIN,
-				 GUP_PIN_FLAG_WRITE, &req));
 	ASSERT_EQ(0, pipe(go));
 	kid = fork_watcher(map, first, sizeof(first), go);
 	ASSERT_LE(0, kid);

@@ -59,6 +59,14 @@ start() {
 run_dir() {
 	grep -lx "$1" "$GUP_LAB_RESULTS"/matrix/*/.running 2>/dev/null | sed 's|/.running$||'
 }
+# kill_job TARGET: the job's results directory into $dir, SIGKILL to
+# TARGET (the job $pid, or a process of its), the job's status into $status.
+kill_job() {
+	dir=$(run_dir "$pid")
+	kill -KILL "$1"
+	status=0
+	wait "$pid" || status=$?
+}
 # after NAME PID STATUS WANT DIR: the checks every kill point shares.
 after() {
 	local name=$1 p=$2 status=$3 want=$4 dir=$5 left
@@ -106,10 +114,7 @@ exec 8>"$(flavour_dir "$f").lock"
 flock 8
 start staging
 if p=$(wait_for 120 job_has "$pid" stage-guest.sh && job_has "$pid" stage-guest.sh); then
-	dir=$(run_dir "$pid")
-	kill -KILL "$pid"
-	status=0
-	wait "$pid" || status=$?
+	kill_job "$pid"
 	tap_ok "staging: killed while rootfs/stage-guest.sh ran (pid $p)"
 	exec 8>&-
 	after staging "$pid" "$status" 137 "$dir"
@@ -123,10 +128,7 @@ exec 8>&-
 start guest
 if wait_for 300 qemu_up "$pid"; then
 	sleep 3
-	dir=$(run_dir "$pid")
-	kill -KILL "$pid"
-	status=0
-	wait "$pid" || status=$?
+	kill_job "$pid"
 	after guest "$pid" "$status" 137 "$dir"
 else
 	tap_not_ok "guest: the job booted its guest within 300 s"
@@ -138,10 +140,7 @@ fi
 start qemu
 if q=$(wait_for 300 qemu_up "$pid" && qemu_up "$pid"); then
 	sleep 3
-	dir=$(run_dir "$pid")
-	kill -KILL "$q"
-	status=0
-	wait "$pid" || status=$?
+	kill_job "$q"
 	after qemu "$pid" "$status" 1 "$dir"
 	# the runner's own line is in the job's log of that boot; the job
 	# repeats it on its output, where a user sees it
