@@ -25,12 +25,92 @@ log() {
 	echo "gup-lab: $*" >&2
 }
 
-# source_pkg_version [PKG]: the installed version of PKG (default
-# $LAB_SOURCE_PKG).
+# Named pause points, for the tests that stop a job at a given step
+# (tests/lab/80-die-cleanly.sh): the step is reached by construction, not
+# by a race against how slow it happens to be (a cached kernel makes
+# staging take a second).  GUP_LAB_PAUSE names the points, comma
+# separated; at one of them the process says "paused at NAME (pid N)" on
+# stderr and, when GUP_LAB_PAUSED names a file, appends it there (what
+# the test waits for); then it waits until it is killed or until a line
+# NAME appears in the file GUP_LAB_PAUSED.go (the test lets it go on).
+# Unset, as in every job a user runs, they do nothing.  The points:
+# staging (rootfs/stage-guest.sh, before anything is staged), guest (the
+# guest has booted and waits before its command: qemu/run.sh) and collect
+# (QEMU has gone, the guest's results are not read back yet: qemu/run.sh).
+pause_wanted() {	# pause_wanted NAME
+	[[ ",${GUP_LAB_PAUSE:-}," == *",$1,"* ]]
+}
+pause_announce() {	# pause_announce NAME PID
+	log "paused at $1 (pid $2)"
+	[ -z "${GUP_LAB_PAUSED:-}" ] || echo "paused at $1 (pid $2)" >>"$GUP_LAB_PAUSED"
+}
+pause_point() {		# pause_point NAME
+	pause_wanted "$1" || return 0
+	pause_announce "$1" "$BASHPID"
+	until grep -qx -- "$1" "${GUP_LAB_PAUSED:-/nonexistent}.go" 2>/dev/null; do
+		sleep 0.2
+	done
+	log "going on from $1"
+}
+
+# Source packages that the machine's own apt suites do not carry
+# (patches/sources: package, pinned version, suite) are fetched into the
+# cache by patches/fetch-source.sh, never installed.
+LAB_SOURCES=$LAB_ROOT/patches/sources
+
+# source_pin PKG FIELD: PKG's pinned version (FIELD 2) or suite (3) in
+# patches/sources; nothing, status 1, for a package of the machine's own.
+source_pin() {
+	awk -v p="$1" -v f="$2" '!/^#/ && $1 == p { print $f; found = 1 }
+		END { exit !found }' "$LAB_SOURCES"
+}
+
+# source_fetched PKG: where patches/fetch-source.sh unpacks PKG's .deb.
+source_fetched() {
+	echo "$LAB_CACHE/debs/$1-$(source_pin "$1" 2)"
+}
+
+# source_tarball PKG: the linux-source tarball of PKG.
+source_tarball() {
+	if source_pin "$1" 2 >/dev/null; then
+		echo "$(source_fetched "$1")/usr/src/$1.tar.xz"
+	else
+		echo "/usr/src/$1.tar.xz"
+	fi
+}
+
+# source_pkg_version [PKG]: the version of PKG (default $LAB_SOURCE_PKG):
+# the installed one, or for a fetched package its pin, once fetched.
 source_pkg_version() {
-	local pkg=${1:-$LAB_SOURCE_PKG}
+	local pkg=${1:-$LAB_SOURCE_PKG} pin
+	if pin=$(source_pin "$pkg" 2); then
+		[ -f "$(source_fetched "$pkg")/.gup-lab-fetched" ] ||
+			die "$pkg $pin is not fetched: run 'make deps'"
+		echo "$pin"
+		return
+	fi
 	dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null ||
 		die "$pkg is not installed: run 'make deps'"
+}
+
+# apt_mirror SUITE: the first Debian mirror that this machine's apt
+# configuration names for SUITE (not its security archive): deb822
+# *.sources first, then one-line sources.list entries.  Read at run time:
+# no mirror's host is written into the repository.
+apt_mirror() {
+	local f suite=$1
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk -v suite="$suite" '
+			/^URIs:/ { uri = $2 }
+			/^Suites:/ { for (i = 2; i <= NF; i++) if ($i == suite) ok = 1 }
+			/^$/ { if (ok && uri !~ /security/) { print uri; exit } ok = 0 }
+			END { if (ok && uri !~ /security/) print uri }' "$f"
+	done | head -1
+	{ cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null ||
+		true; } | awk -v suite="$suite" '$1 == "deb" && $0 ~ " " suite " " &&
+			$0 !~ /security/ { for (i = 2; i <= NF; i++)
+			if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' | head -1
 }
 
 # source_tree [PKG]: the path of the pristine unpacked tree of the

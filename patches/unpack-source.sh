@@ -21,7 +21,7 @@ if [ -f "$tree/.gup-lab-unpacked" ]; then
 	echo "$tree"
 	exit 0
 fi
-tarball=/usr/src/$pkg.tar.xz
+tarball=$(source_tarball "$pkg")
 [ -f "$tarball" ] || die "$tarball missing: run 'make deps'"
 log "unpacking $tarball into $tree"
 rm -rf "$tree" "$tree.tmp"

@@ -145,6 +145,11 @@ if [ "$interactive" = 1 ]; then
 	echo interactive >"$ctl/mode"
 	printf '%s\n' "$env" "${cmd:-true}" 'echo "gup-lab shell: exit or Ctrl-D powers off"' \
 		'exec bash -i' >"$ctl/run.sh"
+elif pause_wanted guest; then
+	# The pause point "guest" (patches/flavours.sh): the guest is up and
+	# holds before its command until it is killed; it cannot be let go.
+	printf '%s\n' "$env" 'echo "gup-lab: paused at guest"' \
+		'while :; do sleep 1; done' "$cmd" >"$ctl/run.sh"
 else
 	printf '%s\n' "$env" "$cmd" >"$ctl/run.sh"
 fi
@@ -232,6 +237,11 @@ else
 	if [ "$quiet" = 0 ]; then
 		tail -F --pid="$qpid" "$out/console.log" 2>/dev/null &
 	fi
+	if pause_wanted guest; then
+		{ tail -F --pid="$qpid" "$out/console.log" 2>/dev/null |
+			grep -q -m1 '^gup-lab: paused at guest' &&
+			pause_announce guest "$qpid"; } &
+	fi
 	wait "$qpid"
 	qemu_status=$?
 	wait
@@ -254,6 +264,7 @@ elif [ "$interactive" = 0 ] && [ "$qemu_status" -gt 128 ]; then
 	fi
 fi
 
+pause_point collect
 if [ -n "$results" ]; then
 	mkdir -p "$results"
 	# e2fsprogs reads the image from outside: no mount, no loop device.

@@ -14,24 +14,7 @@ if [ -f "$image" ]; then
 fi
 [ "$(id -u)" -eq 0 ] || die "debootstrap needs root: run as root (sudo)"
 
-# The first Debian mirror apt uses for this suite: deb822 *.sources first,
-# then one-line sources.list entries.
-apt_mirror() {
-	local f
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		awk -v suite="$SUITE" '
-			/^URIs:/ { uri = $2 }
-			/^Suites:/ { for (i = 2; i <= NF; i++) if ($i == suite) ok = 1 }
-			/^$/ { if (ok && uri !~ /security/) { print uri; exit } ok = 0 }
-			END { if (ok && uri !~ /security/) print uri }' "$f"
-	done | head -1
-	{ cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null ||
-		true; } | awk -v suite="$SUITE" '$1 == "deb" && $0 ~ " " suite " " &&
-			$0 !~ /security/ { for (i = 2; i <= NF; i++)
-			if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' | head -1
-}
-mirror=$(apt_mirror | head -1 || true)
+mirror=$(apt_mirror "$SUITE" | head -1 || true)
 [ -n "$mirror" ] || die "no $SUITE mirror found in the apt configuration"
 
 mkdir -p "$LAB_CACHE"

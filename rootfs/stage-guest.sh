@@ -13,6 +13,7 @@ set -euo pipefail
 [ $# -eq 2 ] || die "usage: $0 FLAVOUR DIR"
 flavour=$1
 dir=$2
+pause_point staging
 mkdir -p "$dir/bin"
 dir=$(cd "$dir" && pwd)
 cp "$("$LAB_ROOT/module/build.sh" "$flavour")" "$dir/gup_pin_test.ko"
