@@ -3057,6 +3057,7 @@ static void fz_sum(const struct fz_global *g, struct fz_totals *r)
 static const char * const fz_kernel_names[POLICY_KERNEL_COUNT] = {
 	[POLICY_KERNEL_61] = "6.1",
 	[POLICY_KERNEL_612] = "6.12",
+	[POLICY_KERNEL_73] = "7.3",
 };
 
 /* Add @more's fields to @doc; NULL (and @doc freed) if either is NULL. */

@@ -161,6 +161,7 @@ static void say_evidence(struct detect_run *d)
 	else
 		snprintf(d->evidence + n, sizeof(d->evidence) - n,
 			 ": no policy of %s predicts them all: none",
+			 p->kernel == POLICY_KERNEL_73 ? "7.3" :
 			 p->kernel == POLICY_KERNEL_612 ? "6.12" : "6.1");
 }
 
@@ -363,7 +364,7 @@ int cmd_detect(int argc, char **argv)
 		d->candidate = o.candidate;
 		k = probe_kernel_of(d->release);
 		if (k == POLICY_KERNEL_COUNT)
-			ret = usage_error("detect", "release '%s' is neither 6.1.N nor 6.12.N: no policy to probe",
+			ret = usage_error("detect", "release '%s' is neither 6.1.N, 6.12.N nor 7.3.N: no policy to probe",
 					  d->release);
 		else if (probe_plan(k, &d->plan))
 			ret = usage_error("detect", "no probe plan for release %s", d->release);

@@ -254,6 +254,10 @@ bool abi_gup_may_take(unsigned int flags, const struct abi_vma *v)
  *   FOLL_LONGTERM but __gup_longterm_locked(..., NULL) with it; 6.12's
  *   gup_fast_fallback() passes &locked and FOLL_UNLOCKABLE either way
  *   (mm/gup.c:3476-3478).
+ * 7.3 answers as 6.12: get_user_pages_unlocked() and
+ * pin_user_pages_unlocked() pass &locked and FOLL_UNLOCKABLE
+ * (mm/gup.c:2667-2678, 3396-3407), gup_fast_fallback() &locked
+ * (mm/gup.c:3209-3210).
  * FOLL_LONGTERM with a FOLL_GET method WARNs on both (the policies say so):
  * never a wait.
  */
@@ -268,7 +272,7 @@ bool abi_gup_waits(enum policy_kernel k, unsigned int method, unsigned int flags
 	case GUP_PIN_METHOD_GET_UNLOCKED:
 	case GUP_PIN_METHOD_PIN_FAST:
 	case GUP_PIN_METHOD_GET_FAST:
-		return !lt || k == POLICY_KERNEL_612;
+		return !lt || k != POLICY_KERNEL_61;
 	default:
 		return false;
 	}

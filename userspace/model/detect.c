@@ -33,8 +33,13 @@ const char *policy_detect(const struct kernel_facts *k, char *why, size_t size)
 			 k->release);
 		return "mainline";
 	}
+	if (!strncmp(k->release, "7.3.", 4) || !strcmp(k->release, "7.3")) {
+		snprintf(why, size, "release %.40s: on 7.3 the lab models latest only",
+			 k->release);
+		return "latest";
+	}
 	if (strncmp(k->release, "6.1.", 4) && strcmp(k->release, "6.1")) {
-		snprintf(why, size, "release %.40s: the policies model 6.1 and 6.12 only",
+		snprintf(why, size, "release %.40s: the policies model 6.1, 6.12 and 7.3 only",
 			 k->release);
 		return NULL;
 	}

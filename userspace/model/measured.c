@@ -22,7 +22,7 @@ const char *measured_policy_error(const char *policy, const char *source,
 		return buf;
 	}
 	if (policy_is_none(policy) && measured_kernel(policy, source) == POLICY_KERNEL_COUNT) {
-		snprintf(buf, size, "--policy %s needs --source 6.1 or 6.12 (the flavour's source column): with no policy, the kernel's version decides which cells can run",
+		snprintf(buf, size, "--policy %s needs --source 6.1, 6.12 or 7.3 (the flavour's source column): with no policy, the kernel's version decides which cells can run",
 			 POLICY_NONE);
 		return buf;
 	}
@@ -35,11 +35,7 @@ enum policy_kernel measured_kernel(const char *policy, const char *source)
 		return POLICY_KERNEL_COUNT;
 	if (!policy_is_none(policy))
 		return policy_kernel(policy);
-	if (source && !strcmp(source, "6.1"))
-		return POLICY_KERNEL_61;
-	if (source && !strcmp(source, "6.12"))
-		return POLICY_KERNEL_612;
-	return POLICY_KERNEL_COUNT;
+	return policy_kernel_of_source(source);
 }
 
 bool measured_any_policy(enum policy_kernel k, bool (*pred)(const char *policy, void *ctx),

@@ -4,7 +4,8 @@
  * reason names the kernel code that decides; its line numbers are those of
  * the policy's own tree (patches/flavours): 6.1.192's as the lab builds it
  * for stock, the series' trees for v1, v7 and v9 (reasons_61[]), 6.12.118's
- * for mainline.  tests/host/citations.sh checks them against the trees.
+ * for mainline and 7.3.4's for latest (cites_612, cites_73).
+ * tests/host/citations.sh checks them against the trees.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -107,6 +108,10 @@ static enum dt_fs backing_dt_fs(enum cell_backing backing)
 #define VMOPS_612_XFS	"xfs_file_mmap() sets vma->vm_ops = &xfs_file_vm_ops for every mapping type (fs/xfs/xfs_file.c:1580), whose .page_mkwrite = xfs_filemap_page_mkwrite (fs/xfs/xfs_file.c:1560), as ext4's has ext4_page_mkwrite"
 #define VMOPS_612_BTRFS	"btrfs_file_mmap() sets vma->vm_ops = &btrfs_file_vm_ops for every mapping type (fs/btrfs/file.c:2030), whose .page_mkwrite = btrfs_page_mkwrite (fs/btrfs/file.c:2019), as ext4's has ext4_page_mkwrite"
 #define VMOPS_612_RAMFS	"ramfs' .mmap = generic_file_mmap (fs/ramfs/file-mmu.c:44) sets vma->vm_ops = &generic_file_vm_ops (mm/filemap.c:3764), whose .page_mkwrite = filemap_page_mkwrite (mm/filemap.c:3752), although ramfs never writes back"
+#define VMOPS_73_EXT4	"ext4_file_mmap_prepare() sets desc->vm_ops = &ext4_file_vm_ops for every mapping type (fs/ext4/file.c:906), whose .page_mkwrite = ext4_page_mkwrite (fs/ext4/file.c:877)"
+#define VMOPS_73_XFS	"xfs_file_mmap_prepare() sets desc->vm_ops = &xfs_file_vm_ops for every mapping type (fs/xfs/xfs_file.c:2151), whose .page_mkwrite = xfs_filemap_page_mkwrite (fs/xfs/xfs_file.c:2130), as ext4's has ext4_page_mkwrite"
+#define VMOPS_73_BTRFS	"btrfs_file_mmap_prepare() sets desc->vm_ops = &btrfs_file_vm_ops for every mapping type (fs/btrfs/file.c:2004), whose .page_mkwrite = btrfs_page_mkwrite (fs/btrfs/file.c:1990), as ext4's has ext4_page_mkwrite"
+#define VMOPS_73_RAMFS	"ramfs' .mmap_prepare = generic_file_mmap_prepare (fs/ramfs/file-mmu.c:44) sets desc->vm_ops = &generic_file_vm_ops (mm/filemap.c:4059), whose .page_mkwrite = filemap_page_mkwrite (mm/filemap.c:4035), although ramfs never writes back"
 #define PER_FS(tree, text) {						\
 	[DT_EXT4] = text "; " VMOPS_##tree##_EXT4,			\
 	[DT_XFS] = text "; " VMOPS_##tree##_XFS,			\
@@ -407,23 +412,86 @@ static struct expectation expect_gup_v9(const struct cell *c)
 }
 
 /*
- * What 6.12 decides from the method and flags alone, before any VMA:
- * is_valid_gup_args() (mm/gup.c:2595), which every entry point calls.  Two
- * answers differ from 6.1's flags_decide_61(): the LONGTERM check has one
- * WARN for every FOLL_GET entry point (get_user_pages_unlocked() included),
- * and pin_user_pages_unlocked() takes FOLL_LONGTERM, since it pins through
- * __gup_longterm_locked() (mm/gup.c:3663-3676) where 6.1's refused it.
+ * The reasons of the merged policy (6.5 on), each with its tree's lines:
+ * 6.12.118's for mainline, 7.3.4's for latest.  The code that decides is
+ * the same in both (mm/gup.c's check_vma_flags(), writable_file_mapping_
+ * allowed(), gup_fast_folio_allowed(), is_valid_gup_args(); mm/vma.c's
+ * vma_needs_dirty_tracking(); mm/internal.h's gup_must_unshare()): only
+ * its lines moved, and what differs between the two trees changes no cell
+ * of the matrix (expect_latest()).
  */
-static bool flags_decide_612(const struct cell *c, struct expectation *e)
+struct cites_merged {
+	const char *allow_broken;	/* the driver refuses the series' flag */
+	const char *lt_get;		/* is_valid_gup_args()'s LONGTERM WARN */
+	const char *refused[DT_COUNT];	/* a long-term write pin, refused */
+	const char *no_policy;		/* the same, with no file write policy */
+	const char *ro_force;		/* no VM_WRITE, FOLL_FORCE no help */
+	const char *no_write;		/* no VM_WRITE, no FOLL_FORCE */
+	const char *cow_force;		/* FOLL_FORCE breaks COW */
+	const char *write;		/* a write that passes */
+	const char *lt_cow_read;	/* a long-term read pin of a COW file page */
+};
+
+/*
+ * MERGED_CITES(tree, version, lt_warn, wfma, cvf_write, vm_write,
+ * no_force, vndt, gffa, gffa_file, unshare): @wfma writable_file_mapping_
+ * allowed(), @wfma_pass its FOLL_PIN|FOLL_LONGTERM test and return,
+ * @cvf_write check_vma_flags()' call of it, @vm_write its VM_WRITE test
+ * through the COW test, @no_force the VM_WRITE test's first lines, @vndt
+ * vma_needs_dirty_tracking() in mm/vma.c, @gffa gup_fast_folio_allowed()
+ * and @gffa_file its last line (shmem or back to the slow path), @unshare
+ * gup_must_unshare()'s file-page test in mm/internal.h.
+ */
+#define MERGED_CITES(tree, ver, lt_warn, wfma, wfma_pass, cvf_write, vm_write,	\
+		     no_force, vndt, gffa, gffa_file, unshare) {		\
+	.allow_broken = "gup_pin_test refuses GUP_PIN_FLAG_ALLOW_BROKEN before GUP: " ver " has no FOLL_ALLOW_BROKEN_FILE_MAPPING (only seed 005 adds it)", \
+	.lt_get = "is_valid_gup_args() (mm/gup.c:" lt_warn ", " ver "): LONGTERM can only be specified when pinning: WARN_ON_ONCE, -EINVAL", \
+	.refused = PER_FS(tree, "check_vma_flags() -> writable_file_mapping_allowed() (mm/gup.c:" cvf_write ", " wfma "): a FOLL_PIN|FOLL_LONGTERM write to a shared writable VMA that vma_needs_dirty_tracking() (mm/vma.c:" vndt "); GUP-fast's gup_fast_folio_allowed() (mm/gup.c:" gffa_file ") sends a page-cache folio there too"), \
+	.no_policy = "no file write policy: writable_file_mapping_allowed() (mm/gup.c:" wfma ") allows this FOLL_PIN|FOLL_LONGTERM write to a dirty-tracked shared VMA; GUP-fast's gup_fast_folio_allowed() (mm/gup.c:" gffa ") still sends the page-cache folio to the slow path, which takes it", \
+	.ro_force = "check_vma_flags() (mm/gup.c:" vm_write "): no VM_WRITE, and FOLL_FORCE does not help: a MAP_SHARED mapping of an O_RDONLY file loses VM_SHARED and VM_MAYWRITE, so it is no COW mapping", \
+	.no_write = "check_vma_flags() (mm/gup.c:" no_force "): FOLL_WRITE on a VMA without VM_WRITE and no FOLL_FORCE", \
+	.cow_force = "FOLL_FORCE on a COW mapping passes check_vma_flags() (mm/gup.c:" vm_write "); the write fault breaks COW and GUP takes the exclusive anonymous copy: the debugger's breakpoint", \
+	.write = "writable_file_mapping_allowed() (mm/gup.c:" wfma_pass ") passes: not both FOLL_PIN and FOLL_LONGTERM, or a VMA without dirty tracking (anonymous, private, shmem, hugetlb); the write fault makes the page writable and GUP takes it", \
+	.lt_cow_read = "a long-term read pin of a file page in a COW mapping: gup_must_unshare() (mm/internal.h:" unshare ") unshares it first, and GUP pins the anonymous copy", \
+}
+
+static const struct cites_merged cites_612 =
+	MERGED_CITES(612, "6.12", "2625", "1252-1267", "1259-1267", "1292-1295",
+		     "1297-1313", "1297-1299", "1890", "2833-2901", "2901",
+		     "1393-1404");
+/*
+ * 7.3.4: the same code (read there, not assumed): writable_file_mapping_
+ * allowed() mm/gup.c:1182-1198, its call in check_vma_flags() 1222-1225,
+ * the VM_WRITE test 1227-1240, is_valid_gup_args() 2495-2541,
+ * vma_needs_dirty_tracking() mm/vma.c:2213-2228, gup_fast_folio_allowed()
+ * mm/gup.c:2733-2807, gup_must_unshare() mm/internal.h:1356-1404.
+ */
+static const struct cites_merged cites_73 =
+	MERGED_CITES(73, "7.3", "2525", "1182-1197", "1189-1197", "1222-1225",
+		     "1227-1240", "1227-1229", "2213", "2733-2806", "2806",
+		     "1376-1387");
+
+/*
+ * What 6.12 and 7.3 decide from the method and flags alone, before any
+ * VMA: is_valid_gup_args() (6.12 mm/gup.c:2595, 7.3 mm/gup.c:2495), which
+ * every entry point calls.  Two answers differ from 6.1's
+ * flags_decide_61(): the LONGTERM check has one WARN for every FOLL_GET
+ * entry point (get_user_pages_unlocked() included), and
+ * pin_user_pages_unlocked() takes FOLL_LONGTERM, since it pins through
+ * __gup_longterm_locked() (6.12 mm/gup.c:3663-3676, 7.3 mm/gup.c:3396-3407)
+ * where 6.1's refused it.
+ */
+static bool flags_decide_merged(const struct cell *c, const struct cites_merged *t,
+				struct expectation *e)
 {
 	bool lt = c->flags & GUP_PIN_FLAG_LONGTERM;
 
 	if (c->flags & GUP_PIN_FLAG_ALLOW_BROKEN) {
-		*e = refused(EOPNOTSUPP, "gup_pin_test refuses GUP_PIN_FLAG_ALLOW_BROKEN before GUP: 6.12 has no FOLL_ALLOW_BROKEN_FILE_MAPPING (only seed 005 adds it)");
+		*e = refused(EOPNOTSUPP, t->allow_broken);
 		e->by_driver = true;
 	} else if (lt && !method_is_pin(c->method)) {
 		*e = warned(EINVAL, "WARN_ON_ONCE(!(gup_flags & FOLL_PIN) && (gup_flags & FOLL_LONGTERM))",
-			    "is_valid_gup_args() (mm/gup.c:2625, 6.12): LONGTERM can only be specified when pinning: WARN_ON_ONCE, -EINVAL");
+			    t->lt_get);
 	} else {
 		return false;
 	}
@@ -431,11 +499,9 @@ static bool flags_decide_612(const struct cell *c, struct expectation *e)
 	return true;
 }
 
-static const char *const mainline_refused[DT_COUNT] = PER_FS(612, "check_vma_flags() -> writable_file_mapping_allowed() (mm/gup.c:1292-1295, 1252-1267): a FOLL_PIN|FOLL_LONGTERM write to a shared writable VMA that vma_needs_dirty_tracking() (mm/vma.c:1890); GUP-fast's gup_fast_folio_allowed() (mm/gup.c:2901) sends a page-cache folio there too");
-
 /*
- * mainline: Debian's 6.12 as packaged, the series as merged in 6.5 and
- * what came after, from 6.12.118's code:
+ * The series as merged in 6.5, as 6.12.118 (mainline) and 7.3.4 (latest)
+ * have it, with the lines of @t's tree (6.12's given here):
  * - slow path, check_vma_flags() (mm/gup.c:1292-1295) ->
  *   writable_file_mapping_allowed() (mm/gup.c:1252-1267): a write with
  *   both FOLL_PIN and FOLL_LONGTERM to a VMA that
@@ -448,57 +514,82 @@ static const char *const mainline_refused[DT_COUNT] = PER_FS(612, "check_vma_fla
  * - a FOLL_LONGTERM read pin of a file page in a COW mapping is unshared
  *   first (gup_must_unshare(), mm/internal.h:1393-1404): GUP pins an
  *   anonymous copy.  The call succeeds, as on 6.1.
- * The same answers as gup-v9 except flags_decide_612(); the reasons cite
- * 6.12.
+ * The same answers as gup-v9 except flags_decide_merged().
+ * @file_policy false: writable_file_mapping_allowed() changed to allow
+ * everything (policy_reference()).
  */
-static struct expectation expect_612(const struct cell *c, bool file_policy)
+static struct expectation expect_merged(const struct cell *c,
+					const struct cites_merged *t,
+					bool file_policy)
 {
 	unsigned int need = GUP_PIN_FLAG_WRITE | GUP_PIN_FLAG_LONGTERM;
 	bool write = c->flags & GUP_PIN_FLAG_WRITE;
 	bool force = c->flags & GUP_PIN_FLAG_FORCE;
 	struct expectation e;
 
-	if (cell_impossible(c, &e) || flags_decide_612(c, &e))
+	if (cell_impossible(c, &e) || flags_decide_merged(c, t, &e))
 		return e;
 	if ((c->flags & need) == need && method_is_pin(c->method) &&
 	    backing_dirty_tracked_v9(c->backing)) {
 		if (file_policy)
-			return refused(EFAULT, mainline_refused[backing_dt_fs(c->backing)]);
-		return pinned("no file write policy: writable_file_mapping_allowed() (mm/gup.c:1252-1267) allows this FOLL_PIN|FOLL_LONGTERM write to a dirty-tracked shared VMA; GUP-fast's gup_fast_folio_allowed() (mm/gup.c:2833) still sends the page-cache folio to the slow path, which takes it");
+			return refused(EFAULT, t->refused[backing_dt_fs(c->backing)]);
+		return pinned(t->no_policy);
 	}
 	if (write && file_read_only(c, false))
-		return refused(EFAULT, force ?
-			       "check_vma_flags() (mm/gup.c:1297-1313): no VM_WRITE, and FOLL_FORCE does not help: a MAP_SHARED mapping of an O_RDONLY file loses VM_SHARED and VM_MAYWRITE, so it is no COW mapping" :
-			       "check_vma_flags() (mm/gup.c:1297-1299): FOLL_WRITE on a VMA without VM_WRITE and no FOLL_FORCE");
+		return refused(EFAULT, force ? t->ro_force : t->no_write);
 	if (write && file_read_only(c, true))
-		return force ?
-		       pinned("FOLL_FORCE on a COW mapping passes check_vma_flags() (mm/gup.c:1297-1313); the write fault breaks COW and GUP takes the exclusive anonymous copy: the debugger's breakpoint") :
-		       refused(EFAULT, "check_vma_flags() (mm/gup.c:1297-1299): FOLL_WRITE on a VMA without VM_WRITE and no FOLL_FORCE");
+		return force ? pinned(t->cow_force) : refused(EFAULT, t->no_write);
 	if (write)
-		return pinned("writable_file_mapping_allowed() (mm/gup.c:1259-1267) passes: not both FOLL_PIN and FOLL_LONGTERM, or a VMA without dirty tracking (anonymous, private, shmem, hugetlb); the write fault makes the page writable and GUP takes it");
+		return pinned(t->write);
 	if ((c->flags & GUP_PIN_FLAG_LONGTERM) && backing_spec(c->backing)->private &&
 	    backing_spec(c->backing)->kind == TARGET_FILE)
-		return pinned("a long-term read pin of a file page in a COW mapping: gup_must_unshare() (mm/internal.h:1393-1404) unshares it first, and GUP pins the anonymous copy");
+		return pinned(t->lt_cow_read);
 	return pinned("a read pin: GUP faults the page in readable and takes it");
 }
 
 static struct expectation expect_mainline(const struct cell *c)
 {
-	return expect_612(c, true);
+	return expect_merged(c, &cites_612, true);
 }
 
 /*
- * The 6.12 kernel with no file-backed write policy: mainline's code with
- * writable_file_mapping_allowed() (mm/gup.c:1252-1267) changed to allow
- * everything, which is what 6.12 does for every write but a FOLL_PIN|
- * FOLL_LONGTERM one to a dirty-tracked VMA.  Not a flavour's policy: the
- * reference gupctl detect tells mainline from (stock cannot be: 6.1's
- * flags_decide_61() refuses FOLL_LONGTERM to pin_user_pages_unlocked(),
- * which 6.12 takes, mm/gup.c:3663-3676).
+ * latest: Debian's 7.3.4.  Read in its code, what changed since 6.12
+ * changes no cell of the matrix:
+ * - gup_fast_folio_allowed() (mm/gup.c:2791-2792) now decides a folio
+ *   whose mapping is NULL by the pin's flags: only a FOLL_PIN|
+ *   FOLL_LONGTERM|FOLL_WRITE one falls back to the slow path, where 6.12
+ *   (mm/gup.c:2886-2887) sent there every folio that reached the test.  The matrix pins no folio
+ *   whose mapping is NULL (none of its backings and states truncates a
+ *   page under its mapping), and the slow path decides as GUP-fast would.
+ * - the file systems set vm_ops in ->mmap_prepare() (the VMOPS_73_*
+ *   reasons), with the same page_mkwrite;
+ * - check_vma_flags() has the same tests in the same order, with
+ *   vma_is_cow_mapping() for is_cow_mapping(vm_flags) and a shadow-stack
+ *   test beside VM_WRITE that no x86 VMA of the matrix has.
+ * Hence mainline's answers, with 7.3.4's lines.
+ */
+static struct expectation expect_latest(const struct cell *c)
+{
+	return expect_merged(c, &cites_73, true);
+}
+
+/*
+ * The 6.12 (7.3) kernel with no file-backed write policy: its code with
+ * writable_file_mapping_allowed() changed to allow everything, which is
+ * what it does for every write but a FOLL_PIN|FOLL_LONGTERM one to a
+ * dirty-tracked VMA.  Not a flavour's policy: the reference gupctl detect
+ * tells mainline (latest) from (stock cannot be: 6.1's flags_decide_61()
+ * refuses FOLL_LONGTERM to pin_user_pages_unlocked(), which 6.12 and 7.3
+ * take).
  */
 static struct expectation expect_612_no_file_policy(const struct cell *c)
 {
-	return expect_612(c, false);
+	return expect_merged(c, &cites_612, false);
+}
+
+static struct expectation expect_73_no_file_policy(const struct cell *c)
+{
+	return expect_merged(c, &cites_73, false);
 }
 
 /*
@@ -517,6 +608,7 @@ static const struct {
 	{ "v7", expect_gup_v7, "6.1" },
 	{ "v9", expect_gup_v9, "6.1" },
 	{ "mainline", expect_mainline, "6.12" },
+	{ "latest", expect_latest, "7.3" },
 };
 
 policy_fn policy_lookup(const char *name)
@@ -539,13 +631,24 @@ const char *policy_source(const char *name)
 	return NULL;
 }
 
+enum policy_kernel policy_kernel_of_source(const char *source)
+{
+	if (!source)
+		return POLICY_KERNEL_COUNT;
+	if (!strcmp(source, "6.1"))
+		return POLICY_KERNEL_61;
+	if (!strcmp(source, "6.12"))
+		return POLICY_KERNEL_612;
+	if (!strcmp(source, "7.3"))
+		return POLICY_KERNEL_73;
+	return POLICY_KERNEL_COUNT;
+}
+
 enum policy_kernel policy_kernel(const char *name)
 {
 	const char *src = policy_source(name);
 
-	if (!src)
-		return POLICY_KERNEL_COUNT;
-	return strcmp(src, "6.12") ? POLICY_KERNEL_61 : POLICY_KERNEL_612;
+	return policy_kernel_of_source(src);
 }
 
 bool policy_is_none(const char *name)
@@ -560,6 +663,8 @@ policy_fn policy_reference(enum policy_kernel k)
 		return expect_stock;
 	case POLICY_KERNEL_612:
 		return expect_612_no_file_policy;
+	case POLICY_KERNEL_73:
+		return expect_73_no_file_policy;
 	default:
 		return NULL;
 	}

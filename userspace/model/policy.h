@@ -64,7 +64,7 @@ typedef struct expectation (*policy_fn)(const struct cell *cell);
 /* The policy named in patches/flavours' "gup" column, or NULL. */
 policy_fn policy_lookup(const char *name);
 /*
- * The kernel source the policy's code is from ("6.1", "6.12": patches/
+ * The kernel source the policy's code is from ("6.1", "6.12", "7.3": patches/
  * flavours' source column), or NULL for an unknown policy.
  */
 const char *policy_source(const char *name);
@@ -73,8 +73,12 @@ const char *policy_source(const char *name);
 enum policy_kernel {
 	POLICY_KERNEL_61,	/* linux-source-6.1: stock and every series */
 	POLICY_KERNEL_612,	/* linux-source-6.12: mainline */
+	POLICY_KERNEL_73,	/* linux-source-7.3: latest */
 	POLICY_KERNEL_COUNT	/* not a policy */
 };
+
+/* The kernel of a source column ("6.1", "6.12", "7.3"), else COUNT. */
+enum policy_kernel policy_kernel_of_source(const char *source);
 
 /* The kernel of the policy named @name; POLICY_KERNEL_COUNT if none. */
 enum policy_kernel policy_kernel(const char *name);
@@ -88,8 +92,9 @@ enum policy_kernel policy_kernel(const char *name);
 bool policy_is_none(const char *name);
 /*
  * The kernel @k's code with no file-backed write policy: 6.1, stock's;
- * 6.12, mainline's with writable_file_mapping_allowed() always allowing
- * (a named policy for 6.1, none for 6.12).  NULL for POLICY_KERNEL_COUNT.
+ * 6.12 and 7.3, mainline's (latest's) with writable_file_mapping_allowed()
+ * always allowing (a named policy for 6.1, none for 6.12 and 7.3).  NULL
+ * for POLICY_KERNEL_COUNT.
  */
 policy_fn policy_reference(enum policy_kernel k);
 /* The names of @k's policies, in the table's order, at most @max: how many. */

@@ -41,6 +41,8 @@ enum policy_kernel probe_kernel_of(const char *release)
 		return POLICY_KERNEL_COUNT;
 	if (!strncmp(release, "6.12.", 5) || !strcmp(release, "6.12"))
 		return POLICY_KERNEL_612;
+	if (!strncmp(release, "7.3.", 4) || !strcmp(release, "7.3"))
+		return POLICY_KERNEL_73;
 	if (!strncmp(release, "6.1.", 4) || !strcmp(release, "6.1"))
 		return POLICY_KERNEL_61;
 	return POLICY_KERNEL_COUNT;
