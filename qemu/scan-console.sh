@@ -31,7 +31,9 @@ if [ "$list" = 1 ]; then
 	# Each matching line once, as the most severe kind it matches, with
 	# that kind's severity (0 the most severe: the order of patterns);
 	# the title without the printk time stamp; file:line where it says
-	# one (WARNING ... at FILE:LINE, kernel BUG at FILE:LINE!), from the
+	# one (6.x's "WARNING: CPU: N PID: N at FILE:LINE FUNC", 7.3's
+	# "WARNING: FILE:LINE at FUNC, CPU#N: COMM/PID" (kernel/panic.c:1090),
+	# "kernel BUG at FILE:LINE!"), from the
 	# source root (an O= build says ../src/mm/gup.c).  "---[ end Kernel
 	# panic ..." closes the panic's report, it starts none.
 	for i in "${!patterns[@]}"; do
@@ -42,7 +44,8 @@ if [ "$list" = 1 ]; then
 		| .line |= tonumber | .severity |= tonumber
 		| .title |= (sub("\r$"; "") | sub("^\\[ *[0-9]+\\.[0-9]+\\] "; ""))
 		| select(.title | startswith("---[ end ") | not)
-		| .location = ((.title | capture(" at (?<l>[^ !]+:[0-9]+)") | .l
+		| .location = ((.title | (capture("^WARNING: (?<l>[^ ]+:[0-9]+) at ")
+					 // capture(" at (?<l>[^ !]+:[0-9]+)")) | .l
 			      | sub("^(\\.\\./)*src/"; "")) // null)]
 		| group_by(.line) | map(min_by(.severity))'
 	exit 0

@@ -5,7 +5,9 @@
  *
  * Citations: "6.1" lines are 6.1.192's (Debian linux-source-6.1
  * 6.1.192-3), "6.12" lines 6.12.118's (linux-source-6.12
- * 6.12.118-1~deb12u1); seed 005's hunks are patches/gup-v1/0001's.
+ * 6.12.118-1~deb12u1), "7.3" lines 7.3.4's (linux-source-7.3
+ * 7.3.4-1~bpo13+1, trixie-backports); seed 005's hunks are
+ * patches/gup-v1/0001's.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -38,6 +40,9 @@ const struct consumer consumers[CONS_COUNT] = {
 			[CONS_SRC_612] = { GUP_PIN_METHOD_PIN_REMOTE, W,
 				"process_vm_rw_single_vec(): flags = FOLL_WRITE (mm/process_vm_access.c:85, 92-93), pin_user_pages_remote() (mm/process_vm_access.c:106)",
 				EFAULT, "pinned_pages <= 0: -EFAULT (mm/process_vm_access.c:111-112)" },
+			[CONS_SRC_73] = { GUP_PIN_METHOD_PIN_REMOTE, W,
+				"process_vm_rw_single_vec(): flags = FOLL_WRITE (mm/process_vm_access.c:85, 92-93), pin_user_pages_remote() (mm/process_vm_access.c:106)",
+				EFAULT, "pinned_pages <= 0: -EFAULT (mm/process_vm_access.c:111-112)" },
 		},
 		.seed005 = "process_vm_rw_single_vec(): flags = FOLL_ALLOW_BROKEN_FILE_MAPPING (mm/process_vm_access.c:84)",
 	},
@@ -50,6 +55,9 @@ const struct consumer consumers[CONS_COUNT] = {
 				"process_vm_rw_single_vec(): flags = 0 (mm/process_vm_access.c:84), pin_user_pages_remote() (mm/process_vm_access.c:105)",
 				EFAULT, "pinned_pages <= 0: -EFAULT (mm/process_vm_access.c:110-111)" },
 			[CONS_SRC_612] = { GUP_PIN_METHOD_PIN_REMOTE, 0,
+				"process_vm_rw_single_vec(): flags = 0 (mm/process_vm_access.c:85), pin_user_pages_remote() (mm/process_vm_access.c:106)",
+				EFAULT, "pinned_pages <= 0: -EFAULT (mm/process_vm_access.c:111-112)" },
+			[CONS_SRC_73] = { GUP_PIN_METHOD_PIN_REMOTE, 0,
 				"process_vm_rw_single_vec(): flags = 0 (mm/process_vm_access.c:85), pin_user_pages_remote() (mm/process_vm_access.c:106)",
 				EFAULT, "pinned_pages <= 0: -EFAULT (mm/process_vm_access.c:111-112)" },
 		},
@@ -66,6 +74,9 @@ const struct consumer consumers[CONS_COUNT] = {
 			[CONS_SRC_612] = { GUP_PIN_METHOD_GET_REMOTE, W | F,
 				"mem_rw(): FOLL_WRITE, FOLL_FORCE (CONFIG_PROC_MEM_ALWAYS_FORCE=y) (fs/proc/base.c:899-901) -> access_remote_vm() (fs/proc/base.c:911) -> __access_remote_vm() -> get_user_page_vma_remote() (mm/memory.c:6660) -> get_user_pages_remote() (include/linux/mm.h:2560)",
 				EIO, "nothing copied (no vm_ops->access, mm/memory.c:6683): copied = -EIO (fs/proc/base.c:912-914)" },
+			[CONS_SRC_73] = { GUP_PIN_METHOD_GET_REMOTE, W | F,
+				"mem_rw(): FOLL_WRITE, FOLL_FORCE (CONFIG_PROC_MEM_ALWAYS_FORCE=y) (fs/proc/base.c:900-902) -> access_remote_vm() (fs/proc/base.c:912) -> __access_remote_vm() -> get_user_page_vma_remote() (mm/memory.c:7253) -> get_user_pages_remote() (include/linux/mm.h:3357)",
+				EIO, "nothing copied (no vm_ops->access, mm/memory.c:7276): copied = -EIO (fs/proc/base.c:913-915)" },
 		},
 		.seed005 = "mem_rw(): flags = FOLL_ALLOW_BROKEN_FILE_MAPPING | (write ? FOLL_WRITE : 0) (fs/proc/base.c:896)",
 	},
@@ -80,6 +91,9 @@ const struct consumer consumers[CONS_COUNT] = {
 			[CONS_SRC_612] = { GUP_PIN_METHOD_GET_REMOTE, W | F,
 				"generic_ptrace_pokedata(): ptrace_access_vm(FOLL_FORCE | FOLL_WRITE) (kernel/ptrace.c:1328-1329) -> access_remote_vm() (kernel/ptrace.c:62) -> get_user_page_vma_remote() (mm/memory.c:6660) -> get_user_pages_remote() (include/linux/mm.h:2560)",
 				EIO, "copied != sizeof(data): -EIO (kernel/ptrace.c:1330)" },
+			[CONS_SRC_73] = { GUP_PIN_METHOD_GET_REMOTE, W | F,
+				"generic_ptrace_pokedata(): ptrace_access_vm(FOLL_FORCE | FOLL_WRITE) (kernel/ptrace.c:1473-1474) -> access_remote_vm() (kernel/ptrace.c:80) -> get_user_page_vma_remote() (mm/memory.c:7253) -> get_user_pages_remote() (include/linux/mm.h:3357)",
+				EIO, "copied != sizeof(data): -EIO (kernel/ptrace.c:1475)" },
 		},
 		.seed005_why = "ptrace_access_vm() calls __access_remote_vm() itself (kernel/ptrace.c:61), not access_process_vm() (mm/memory.c:5793), where seed 005 adds the flag: PTRACE_POKEDATA gets none",
 	},
@@ -94,6 +108,9 @@ const struct consumer consumers[CONS_COUNT] = {
 			[CONS_SRC_612] = { GUP_PIN_METHOD_PIN_FAST, W,
 				"ext4_dio_read_iter() -> iomap_dio_rw() (fs/ext4/file.c:94) -> bio_iov_iter_get_pages() (fs/iomap/direct-io.c:416) -> iov_iter_extract_pages() (block/bio.c:1357) -> iov_iter_extract_user_pages(): pin_user_pages_fast(), FOLL_WRITE for ITER_DEST (lib/iov_iter.c:1808-1809, 1821)",
 				0, "GUP's errno is the read's (lib/iov_iter.c:1822)" },
+			[CONS_SRC_73] = { GUP_PIN_METHOD_PIN_FAST, W,
+				"ext4_dio_read_iter() -> iomap_dio_read_simple() (fs/ext4/file.c:94), a read of one block within the file -> __iomap_dio_read_simple() -> bio_iov_iter_get_pages() (fs/iomap/direct-io.c:1031) -> iov_iter_extract_bvecs() (block/bio.c:1309) -> iov_iter_extract_pages() (lib/iov_iter.c:1961) -> iov_iter_extract_user_pages(): pin_user_pages_fast(), FOLL_WRITE for ITER_DEST (lib/iov_iter.c:1767-1768, 1780)",
+				0, "GUP's errno is the read's (lib/iov_iter.c:1781-1786)" },
 		},
 		.seed005_why = "the block layer is not among seed 005's callers",
 	},
@@ -108,6 +125,9 @@ const struct consumer consumers[CONS_COUNT] = {
 			[CONS_SRC_612] = { GUP_PIN_METHOD_GET_FAST, 0,
 				"vmsplice_to_pipe() -> iter_to_pipe() -> iov_iter_get_pages2() (fs/splice.c:1468) -> get_user_pages_fast() without FOLL_WRITE: the iterator is a source (lib/iov_iter.c:1166-1167, 1177)",
 				0, "GUP's errno (lib/iov_iter.c:1178-1179)" },
+			[CONS_SRC_73] = { GUP_PIN_METHOD_GET_FAST, 0,
+				"vmsplice_to_pipe() -> iter_to_pipe() -> iov_iter_get_pages2() (fs/splice.c:1460) -> get_user_pages_fast() without FOLL_WRITE: the iterator is a source (lib/iov_iter.c:1084-1085, 1095)",
+				0, "GUP's errno (lib/iov_iter.c:1096-1097)" },
 		},
 		.seed005_why = "a read of the page: no write for any policy to refuse",
 	},
@@ -123,6 +143,9 @@ const struct consumer consumers[CONS_COUNT] = {
 			[CONS_SRC_612] = { GUP_PIN_METHOD_PIN_FAST, W | L,
 				"io_sqe_buffer_register() (io_uring/rsrc.c:985) -> io_pin_pages(): pin_user_pages_fast(FOLL_WRITE | FOLL_LONGTERM) (io_uring/memmap.c:155), no VMA check of its own",
 				0, "GUP's errno (io_uring/memmap.c:163-170)" },
+			[CONS_SRC_73] = { GUP_PIN_METHOD_PIN_FAST, W | L,
+				"io_sqe_buffer_register() -> io_pin_pages() (io_uring/rsrc.c:885): pin_user_pages_fast(FOLL_WRITE | FOLL_LONGTERM) (io_uring/memmap.c:78), no VMA check of its own",
+				0, "GUP's errno (io_uring/memmap.c:86-94)" },
 		},
 		.seed005_why = "io_uring is not among seed 005's callers",
 	},
@@ -137,6 +160,9 @@ const struct consumer consumers[CONS_COUNT] = {
 			[CONS_SRC_612] = { GUP_PIN_METHOD_PIN, W | L,
 				"xsk_setsockopt(XDP_UMEM_REG) (net/xdp/xsk.c:1604, 1635) -> xdp_umem_create() -> xdp_umem_reg() -> xdp_umem_pin_pages() (net/xdp/xdp_umem.c:233): gup_flags = FOLL_WRITE (net/xdp/xdp_umem.c:96), pin_user_pages(gup_flags | FOLL_LONGTERM) under mmap_read_lock (net/xdp/xdp_umem.c:104-106)",
 				0, "npgs < 0: err = npgs, GUP's errno (net/xdp/xdp_umem.c:109-116)" },
+			[CONS_SRC_73] = { GUP_PIN_METHOD_PIN, W | L,
+				"xsk_setsockopt(XDP_UMEM_REG) (net/xdp/xsk.c:1847, 1878) -> xdp_umem_create() -> xdp_umem_reg() -> xdp_umem_pin_pages() (net/xdp/xdp_umem.c:234): gup_flags = FOLL_WRITE (net/xdp/xdp_umem.c:96), pin_user_pages(gup_flags | FOLL_LONGTERM) under mmap_read_lock (net/xdp/xdp_umem.c:105-107)",
+				0, "npgs < 0: err = npgs, GUP's errno (net/xdp/xdp_umem.c:110-117)" },
 		},
 		.seed005 = "xdp_umem_pin_pages(): gup_flags = FOLL_WRITE | FOLL_ALLOW_BROKEN_FILE_MAPPING (net/xdp/xdp_umem.c:96)",
 		.config = "CONFIG_XDP_SOCKETS",
@@ -153,6 +179,9 @@ const struct consumer consumers[CONS_COUNT] = {
 			[CONS_SRC_612] = { GUP_PIN_METHOD_PIN_FAST, W | L,
 				"rxe_reg_user_mr() -> rxe_mr_init_user() (drivers/infiniband/sw/rxe/rxe_verbs.c:1288) -> ib_umem_get() (drivers/infiniband/sw/rxe/rxe_mr.c:202): gup_flags = FOLL_LONGTERM (drivers/infiniband/core/umem.c:176), FOLL_WRITE for a writable MR (drivers/infiniband/core/umem.c:231), pin_user_pages_fast() (drivers/infiniband/core/umem.c:235-239)",
 				0, "pinned < 0: ret = pinned, GUP's errno (drivers/infiniband/core/umem.c:240-242)" },
+			[CONS_SRC_73] = { GUP_PIN_METHOD_PIN_FAST, W | L,
+				"rxe_reg_user_mr() -> rxe_mr_init_user() (drivers/infiniband/sw/rxe/rxe_verbs.c:1293) -> ib_umem_get_va() (drivers/infiniband/sw/rxe/rxe_mr.c:201) -> __ib_umem_get_va(): gup_flags = FOLL_LONGTERM (drivers/infiniband/core/umem.c:174), FOLL_WRITE for a writable MR (drivers/infiniband/core/umem.c:236-237), pin_user_pages_fast() (drivers/infiniband/core/umem.c:241-244)",
+				0, "pinned < 0: ret = pinned, GUP's errno (drivers/infiniband/core/umem.c:246-248)" },
 		},
 		.seed005_why = "seed 005 exempts siw's own siw_umem_get(), not the core ib_umem_get() rxe uses (drivers/infiniband/core/umem.c has no hunk)",
 		.config = "CONFIG_RDMA_RXE",
@@ -168,6 +197,9 @@ const struct consumer consumers[CONS_COUNT] = {
 			[CONS_SRC_612] = { GUP_PIN_METHOD_PIN_FAST, W | L,
 				"siw_reg_user_mr() -> siw_umem_get() (drivers/infiniband/sw/siw/siw_verbs.c:1359) -> ib_umem_get() (drivers/infiniband/sw/siw/siw_mem.c:384): FOLL_LONGTERM, FOLL_WRITE for a writable MR, pin_user_pages_fast() (drivers/infiniband/core/umem.c:176, 231, 235-239)",
 				0, "pinned < 0: ret = pinned, GUP's errno (drivers/infiniband/core/umem.c:240-242)" },
+			[CONS_SRC_73] = { GUP_PIN_METHOD_PIN_FAST, W | L,
+				"siw_reg_user_mr() -> siw_umem_get() (drivers/infiniband/sw/siw/siw_verbs.c:1360) -> ib_umem_get_va() (drivers/infiniband/sw/siw/siw_mem.c:353): FOLL_LONGTERM, FOLL_WRITE for a writable MR, pin_user_pages_fast() (drivers/infiniband/core/umem.c:174, 237, 241-244)",
+				0, "pinned < 0: ret = pinned, GUP's errno (drivers/infiniband/core/umem.c:246-248)" },
 		},
 		.seed005 = "siw_umem_get(): foll_flags = FOLL_WRITE | FOLL_ALLOW_BROKEN_FILE_MAPPING (drivers/infiniband/sw/siw/siw_mem.c:371, patches/gup-v1/0001; seed 005's own base had FOLL_LONGTERM there)",
 		.config = "CONFIG_RDMA_SIW",
@@ -184,6 +216,9 @@ const struct consumer consumers[CONS_COUNT] = {
 			[CONS_SRC_612] = { GUP_PIN_METHOD_GET_REMOTE, W,
 				"probe_event_enable() -> uprobe_register(ref_ctr_offset) (kernel/trace/trace_uprobe.c:1111) -> install_breakpoint() -> uprobe_write_opcode() -> update_ref_ctr() (kernel/events/uprobes.c:516) -> __update_ref_ctr(): get_user_pages_remote(FOLL_WRITE) (kernel/events/uprobes.c:393-394)",
 				0, "ret <= 0: GUP's errno, -EBUSY for 0 (kernel/events/uprobes.c:395-401), update_ref_ctr_warn()'s pr_warn (called at kernel/events/uprobes.c:443-444): the enable write fails with it" },
+			[CONS_SRC_73] = { GUP_PIN_METHOD_GET_REMOTE, W,
+				"probe_event_enable() -> uprobe_register(ref_ctr_offset) (kernel/trace/trace_uprobe.c:1112) -> install_breakpoint() -> set_swbp() -> uprobe_write_opcode() -> uprobe_write() -> update_ref_ctr() (kernel/events/uprobes.c:544) -> __update_ref_ctr(): get_user_pages_remote(FOLL_WRITE) (kernel/events/uprobes.c:318-319)",
+				0, "ret <= 0: GUP's errno, -EBUSY for 0 (kernel/events/uprobes.c:320-326), update_ref_ctr_warn()'s pr_warn (called at kernel/events/uprobes.c:368-369): the enable write fails with it" },
 		},
 		.seed005 = "__update_ref_ctr(): get_user_pages_remote(FOLL_WRITE | FOLL_ALLOW_BROKEN_FILE_MAPPING) (kernel/events/uprobes.c:376-378, patches/gup-v1/0001)",
 		.config = "CONFIG_UPROBE_EVENTS",
@@ -199,6 +234,9 @@ const struct consumer consumers[CONS_COUNT] = {
 			[CONS_SRC_612] = { GUP_PIN_METHOD_GET_REMOTE, F,
 				"install_breakpoint() -> set_swbp() -> uprobe_write_opcode(): gup_flags = FOLL_FORCE (| FOLL_SPLIT_PMD) (kernel/events/uprobes.c:486, 493), get_user_page_vma_remote() (kernel/events/uprobes.c:495); __replace_page() maps a new anonymous page: no write through GUP",
 				0, "GUP's errno (kernel/events/uprobes.c:495-497)" },
+			[CONS_SRC_73] = { GUP_PIN_METHOD_GET_REMOTE, W | F,
+				"install_breakpoint() -> set_swbp() (arch/x86/kernel/uprobes.c:1148) -> uprobe_write_opcode() -> uprobe_write(): gup_flags = FOLL_FORCE, and FOLL_WRITE | FOLL_SPLIT_PMD (not modelled) to register (kernel/events/uprobes.c:508, 527-528), get_user_pages_remote() (kernel/events/uprobes.c:531): the write fault breaks COW and the breakpoint goes into the exclusive anonymous copy (kernel/events/uprobes.c:554): in 7.3 a GUP write (FOLL_WRITE | FOLL_FORCE), where 6.12 read the page with FOLL_FORCE and mapped a new anonymous one",
+				0, "GUP's errno (kernel/events/uprobes.c:531-533)" },
 		},
 		.seed005_why = "uprobe_write_opcode() reads with FOLL_FORCE and replaces the page: no FOLL_WRITE for any policy to refuse",
 		.config = "CONFIG_UPROBE_EVENTS",
@@ -217,6 +255,7 @@ const struct consumer_fs consumer_fss[CONS_FS_COUNT] = {
 		.vm_ops = {
 			[CONS_SRC_61] = "the file is on ext4: ext4_file_mmap() sets vma->vm_ops = &ext4_file_vm_ops whatever the mapping type (fs/ext4/file.c:789), whose .page_mkwrite = ext4_page_mkwrite (fs/ext4/file.c:765)",
 			[CONS_SRC_612] = "the file is on ext4: ext4_file_mmap() sets vma->vm_ops = &ext4_file_vm_ops whatever the mapping type (fs/ext4/file.c:809), whose .page_mkwrite = ext4_page_mkwrite (fs/ext4/file.c:786)",
+			[CONS_SRC_73] = "the file is on ext4: ext4_file_mmap_prepare() sets desc->vm_ops = &ext4_file_vm_ops whatever the mapping type (fs/ext4/file.c:906), whose .page_mkwrite = ext4_page_mkwrite (fs/ext4/file.c:877)",
 		},
 	},
 	[CONS_FS_XFS] = {
@@ -227,6 +266,7 @@ const struct consumer_fs consumer_fss[CONS_FS_COUNT] = {
 		.vm_ops = {
 			[CONS_SRC_61] = "the file is on xfs: xfs_file_mmap() sets vma->vm_ops = &xfs_file_vm_ops whatever the mapping type (fs/xfs/xfs_file.c:1468), whose .page_mkwrite = xfs_filemap_page_mkwrite (fs/xfs/xfs_file.c:1448), as ext4_file_vm_ops has ext4_page_mkwrite: the policies answer as for the ext4 twin",
 			[CONS_SRC_612] = "the file is on xfs: xfs_file_mmap() sets vma->vm_ops = &xfs_file_vm_ops whatever the mapping type (fs/xfs/xfs_file.c:1580), whose .page_mkwrite = xfs_filemap_page_mkwrite (fs/xfs/xfs_file.c:1560), as ext4_file_vm_ops has ext4_page_mkwrite: the policies answer as for the ext4 twin",
+			[CONS_SRC_73] = "the file is on xfs: xfs_file_mmap_prepare() sets desc->vm_ops = &xfs_file_vm_ops whatever the mapping type (fs/xfs/xfs_file.c:2151), whose .page_mkwrite = xfs_filemap_page_mkwrite (fs/xfs/xfs_file.c:2130), as ext4_file_vm_ops has ext4_page_mkwrite: the policies answer as for the ext4 twin",
 		},
 	},
 	[CONS_FS_BTRFS] = {
@@ -237,6 +277,7 @@ const struct consumer_fs consumer_fss[CONS_FS_COUNT] = {
 		.vm_ops = {
 			[CONS_SRC_61] = "the file is on btrfs: btrfs_file_mmap() sets vma->vm_ops = &btrfs_file_vm_ops whatever the mapping type (fs/btrfs/file.c:2027), whose .page_mkwrite = btrfs_page_mkwrite (fs/btrfs/file.c:2016), as ext4_file_vm_ops has ext4_page_mkwrite: the policies answer as for the ext4 twin",
 			[CONS_SRC_612] = "the file is on btrfs: btrfs_file_mmap() sets vma->vm_ops = &btrfs_file_vm_ops whatever the mapping type (fs/btrfs/file.c:2030), whose .page_mkwrite = btrfs_page_mkwrite (fs/btrfs/file.c:2019), as ext4_file_vm_ops has ext4_page_mkwrite: the policies answer as for the ext4 twin",
+			[CONS_SRC_73] = "the file is on btrfs: btrfs_file_mmap_prepare() sets desc->vm_ops = &btrfs_file_vm_ops whatever the mapping type (fs/btrfs/file.c:2004), whose .page_mkwrite = btrfs_page_mkwrite (fs/btrfs/file.c:1990), as ext4_file_vm_ops has ext4_page_mkwrite: the policies answer as for the ext4 twin",
 		},
 	},
 };
@@ -435,12 +476,24 @@ enum consumer_src consumer_src_of(const char *policy)
 {
 	const char *src = policy_source(policy);
 
-	return src && !strcmp(src, "6.12") ? CONS_SRC_612 : CONS_SRC_61;
+	switch (policy_kernel_of_source(src)) {
+	case POLICY_KERNEL_612:
+		return CONS_SRC_612;
+	case POLICY_KERNEL_73:
+		return CONS_SRC_73;
+	default:
+		return CONS_SRC_61;
+	}
 }
 
 const char *consumer_src_name(enum consumer_src src)
 {
-	return src == CONS_SRC_612 ? "6.12.118" : "6.1.192";
+	static const char *const names[CONS_SRC_COUNT] = {
+		[CONS_SRC_61] = "6.1.192", [CONS_SRC_612] = "6.12.118",
+		[CONS_SRC_73] = "7.3.4",
+	};
+
+	return names[src];
 }
 
 static void why(struct consumer_expectation *e, const char *fmt, ...)

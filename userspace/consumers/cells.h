@@ -36,6 +36,7 @@ enum consumer_iface {
 enum consumer_src {
 	CONS_SRC_61,		/* linux-source-6.1 6.1.192: every 6.1 flavour */
 	CONS_SRC_612,		/* linux-source-6.12 6.12.118: mainline */
+	CONS_SRC_73,		/* linux-source-7.3 7.3.4: latest */
 	CONS_SRC_COUNT
 };
 

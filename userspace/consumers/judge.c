@@ -488,7 +488,8 @@ int consumers_judge(int argc, char **argv)
 	doc = json_pack("{s:s, s:s, s:s, s:s?, s:o, s:s?, s:s?, s:s?, s:b, s:{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}, s:o, s:o}",
 		"job", "consumers", "flavour", o.flavour, "policy", o.policy,
 		"source", pk == POLICY_KERNEL_COUNT ? NULL :
-			  consumer_src_name(pk == POLICY_KERNEL_612 ? CONS_SRC_612 : CONS_SRC_61),
+			  consumer_src_name(pk == POLICY_KERNEL_73 ? CONS_SRC_73 :
+					    pk == POLICY_KERNEL_612 ? CONS_SRC_612 : CONS_SRC_61),
 		"kernel_release", json_incref(json_object_get(guest, "kernel_release") ?: json_null()),
 		"input_hash", o.input_hash, "kernel_verdict", o.kernel_verdict,
 		"why_not_run", o.not_run, "quick", o.quick,
