@@ -502,7 +502,8 @@ static int cmd_judge(int argc, char **argv)
 			"plan", r->plan[LT_FS_EXT4] < 0 ? json_null() :
 			json_integer(r->plan[LT_FS_EXT4]),
 			"exit_status", status_json(o.run[LT_FS_EXT4].status),
-			"kernel", "source", r->k.patchlevel == 1 ? "6.1" :
+			"kernel", "source", r->k.version == 7 && r->k.patchlevel == 3 ? "7.3" :
+			r->k.patchlevel == 1 ? "6.1" :
 			r->k.patchlevel == 12 ? "6.12" : "other",
 			"gup_test", r->k.gup_test, "longterm_ioctls", r->k.longterm_ioctls,
 			"io_uring", r->k.io_uring,

@@ -5,7 +5,7 @@
  *
  * Citations: gup_longterm.c is 6.12.118's
  * tools/testing/selftests/mm/gup_longterm.c (the binary the guest runs);
- * "6.1" lines are 6.1.192's, "6.12" lines 6.12.118's.
+ * "6.1" lines are 6.1.192's, "6.12" lines 6.12.118's, "7.3" lines 7.3.4's.
  */
 #include <errno.h>
 #include <linux/magic.h>
@@ -242,7 +242,8 @@ static void predict_gup_test(const struct lt_kernel *k, const struct lt_test *t,
 		why(p, "no CONFIG_GUP_TEST: /sys/kernel/debug/gup_test does not open (gup_fd < 0) and the suite skips (gup_longterm.c:145-148)");
 		return;
 	}
-	/* pin_longterm_test_start(), 6.12: mm/gup_test.c:225, 252-273 */
+	/* pin_longterm_test_start(), 6.12: mm/gup_test.c:225, 252-273; 7.3 keeps
+	 * its state per open file (data->longterm_pages), the calls the same */
 	p->cell = (struct cell){
 		.method = fast ? GUP_PIN_METHOD_PIN_FAST : GUP_PIN_METHOD_PIN,
 		.flags = GUP_PIN_FLAG_LONGTERM | (t->c->rw ? GUP_PIN_FLAG_WRITE : 0),
@@ -254,6 +255,7 @@ static void predict_gup_test(const struct lt_kernel *k, const struct lt_test *t,
 	/* in the tree's own lines: 6.1's are patches/gup-test-longterm's backport */
 	why(p, "PIN_LONGTERM_TEST_START: %s(FOLL_LONGTERM%s) (%s) on a page memset() write-faulted (gup_longterm.c:122)",
 	    fast ? "pin_user_pages_fast" : "pin_user_pages", t->c->rw ? "|FOLL_WRITE" : "",
+	    k->version == 7 ? "7.3: mm/gup_test.c:276-281" :
 	    k->patchlevel == 12 ? "6.12: mm/gup_test.c:268-273" :
 	    "6.1 + patches/gup-test-longterm: mm/gup_test.c:269-274");
 	p->has_cell = true;
@@ -289,14 +291,16 @@ static void predict_gup_test(const struct lt_kernel *k, const struct lt_test *t,
  * under mmap_read_lock, then its own VMA check (io_uring/rsrc.c:1011-1022):
  * any file-backed VMA that is neither shmem nor hugetlbfs is -EOPNOTSUPP,
  * MAP_PRIVATE or not; a GUP error is returned as is (rsrc.c:1026).
- * 6.12 (io_uring/memmap.c:155): pin_user_pages_fast(FOLL_WRITE |
- * FOLL_LONGTERM) and no check of its own: GUP decides.
+ * 6.12 (io_uring/memmap.c:155) and 7.3 (io_uring/memmap.c:78):
+ * pin_user_pages_fast(FOLL_WRITE | FOLL_LONGTERM) and no check of its
+ * own: GUP decides.
  */
 static void predict_iouring(const struct lt_kernel *k, const struct lt_test *t,
 			    struct lt_prediction *p)
 {
 	bool v61 = k->version == 6 && k->patchlevel == 1;
 	bool v612 = k->version == 6 && k->patchlevel == 12;
+	bool v73 = k->version == 7 && k->patchlevel == 3;
 	bool intended;
 
 	p->via = "io_uring";
@@ -305,9 +309,9 @@ static void predict_iouring(const struct lt_kernel *k, const struct lt_test *t,
 		why(p, "no CONFIG_IO_URING: io_uring_queue_init() fails and the suite skips (gup_longterm.c:203-207)");
 		return;
 	}
-	if (!v61 && !v612) {
+	if (!v61 && !v612 && !v73) {
 		p->verdict = LT_UNKNOWN;
-		why(p, "io_uring's buffer registration is modelled for 6.1 and 6.12 only, not %u.%u",
+		why(p, "io_uring's buffer registration is modelled for 6.1, 6.12 and 7.3 only, not %u.%u",
 		    k->version, k->patchlevel);
 		return;
 	}
@@ -318,8 +322,9 @@ static void predict_iouring(const struct lt_kernel *k, const struct lt_test *t,
 		.state = STATE_WRITE,
 	};
 	why(p, "%s", v61 ?
-	    "io_pin_pages(): pin_user_pages(FOLL_WRITE|FOLL_LONGTERM) (6.1: io_uring/rsrc.c:1006)" :
-	    "io_pin_pages(): pin_user_pages_fast(FOLL_WRITE|FOLL_LONGTERM) (6.12: io_uring/memmap.c:155), no VMA check of its own");
+	    "io_pin_pages(): pin_user_pages(FOLL_WRITE|FOLL_LONGTERM) (6.1: io_uring/rsrc.c:1006)" : v612 ?
+	    "io_pin_pages(): pin_user_pages_fast(FOLL_WRITE|FOLL_LONGTERM) (6.12: io_uring/memmap.c:155), no VMA check of its own" :
+	    "io_pin_pages(): pin_user_pages_fast(FOLL_WRITE|FOLL_LONGTERM) (7.3: io_uring/memmap.c:78), no VMA check of its own");
 	if (!ask_policy(k, p))
 		return;
 	if (v61 && p->outcome == OUTCOME_PINNED && iouring_61_refuses(p->cell.backing)) {
