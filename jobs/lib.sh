@@ -88,6 +88,36 @@ job_shard() {
 	flavours=("${keep[@]}")
 }
 
+# job_modelled JOB PROBE EXPLICIT: keep in the caller's array `flavours`
+# those whose kernel the job's model knows.  PROBE F runs the job's
+# `gupctl ... cells` for F; its status 4 (GUPCTL_EXIT_NO_MODEL) says the
+# model has no answers for F's kernel yet, and why (its stderr, "gupctl
+# CMD: WHY").  Such a flavour is not run: said on stderr and kept for
+# run.json's "not_run" ({name, why}: RESULTS_NOT_RUN, results_end), so
+# that a page can say so; the job's status does not change.  With EXPLICIT
+# 1 (the user named the flavours) it is a usage error instead (status 2).
+job_modelled() {
+	local job=$1 probe=$2 explicit=$3 f why rc keep=()
+	RESULTS_NOT_RUN=null
+	for f in "${flavours[@]}"; do
+		rc=0
+		why=$("$probe" "$f" 2>&1 >/dev/null) || rc=$?
+		if [ "$rc" != 4 ]; then
+			keep+=("$f")
+			continue
+		fi
+		why=${why#gupctl *: }
+		if [ "$explicit" = 1 ]; then
+			echo "jobs/$job.sh: $f: $why" >&2
+			return 2
+		fi
+		log "$f: not run: $why"
+		RESULTS_NOT_RUN=$(jq -c --arg name "$f" --arg why "$why" \
+			'(. // []) + [{name: $name, why: $why}]' <<<"$RESULTS_NOT_RUN")
+	done
+	flavours=("${keep[@]}")
+}
+
 # job_detect FLAVOUR...: the GUP policy of each registered kernel given no
 # POLICY= and not yet detected, read from its kernel: one boot each
 # (jobs/guest/detect.sh: `gupctl detect`, the kernel's facts, then a few
@@ -357,10 +387,11 @@ results_end() {
 		jq --arg job "$RESULTS_JOB" --arg commit "$commit" \
 		--arg date "$RESULTS_DATE" \
 		--argjson wall "$(printf '%.1f' "$wall")" --argjson shard "${RESULTS_SHARD:-null}" \
-		--argjson merged "${RESULTS_MERGED:-null}" \
+		--argjson merged "${RESULTS_MERGED:-null}" --argjson not_run "${RESULTS_NOT_RUN:-null}" \
 		'{job: $job, commit: $commit, date: $date,
 		  source_packages: ([.[].source_package | select(.)] | unique),
 		  wall_seconds: $wall, shard: $shard, flavours: .}
+		| if $not_run then . + {not_run: $not_run} else . end
 		| if $merged then . + {merged_from: $merged} else . end' >"$RESULTS_DIR/.run.json.tmp"
 	# run.json is what makes the directory a finished run (jobs/docs.sh):
 	# renamed into place whole, never half written (a kill, a full disk)

@@ -62,13 +62,16 @@ if [ ! -f "$cached/.complete" ]; then
 	sel=$src/tools/testing/selftests/mm
 	[ -d "$sel" ] || sel=$src/tools/testing/selftests/vm
 	[ -f "$sel/gup_test.c" ] || die "no gup_test.c in $src/tools/testing/selftests/{mm,vm}"
-	# 6.12's links vm_util.c (and thp_settings.c), as its Makefile does, which
-	# want the tree's own exported uapi headers (PAGEMAP_SCAN).
+	# 6.12's links vm_util.c and thp_settings.c (7.3's hugepage_settings.c),
+	# as its Makefile does, which want the tree's own exported uapi headers
+	# (PAGEMAP_SCAN).
 	gt_extra=()
 	if grep -q '"vm_util.h"' "$sel/gup_test.c"; then
 		gt_extra=(-isystem "$(uapi_headers "$(flavour_source_pkg "$flavour")")"
 			-isystem "$src/tools/include/uapi" "$sel/vm_util.c")
-		[ ! -f "$sel/thp_settings.c" ] || gt_extra+=("$sel/thp_settings.c")
+		for c in thp_settings.c hugepage_settings.c; do
+			[ ! -f "$sel/$c" ] || gt_extra+=("$sel/$c")
+		done
 	fi
 	gcc -O2 -static -pthread -I"$src" -I"$sel" -o "$out/bin/gup_test" \
 		"$sel/gup_test.c" "${gt_extra[@]}"
@@ -96,8 +99,14 @@ if [ ! -f "$cached/.complete" ]; then
 		foll_value "FOLL_${bit^^}" >"$out/foll_$bit"
 	done
 	# gup_test -z passes FOLL_TOUCH from its own copy of the flag: the
-	# cross-check compares it with the kernel's (6.12 moved FOLL_TOUCH).
-	foll_value FOLL_TOUCH "$sel/gup_test.c" >"$out/tool_foll_touch"
+	# cross-check compares it with the kernel's (6.12 moved FOLL_TOUCH);
+	# 7.3's tool has neither the flag nor -z: 0, and the cross-check
+	# leaves the untouched cells alone (userspace/matrix/xcheck.c).
+	if grep -q '^#define FOLL_TOUCH' "$sel/gup_test.c"; then
+		foll_value FOLL_TOUCH "$sel/gup_test.c" >"$out/tool_foll_touch"
+	else
+		echo 0 >"$out/tool_foll_touch"
+	fi
 
 	# The mm selftests' gup_longterm (David Hildenbrand's FOLL_LONGTERM test),
 	# from the 6.12 tree, unmodified, one binary for every flavour.  Built as

@@ -606,7 +606,7 @@ static int holders_run(int argc, char **argv)
 
 /* ---- the cells and their expectations (host and guest) ---- */
 
-static const char * const source_choices[] = { "6.1", "6.12", NULL };
+static const char * const source_choices[] = { "6.1", "6.12", "7.3", NULL };
 static const char * const ext4_choices[] = { "warn", "bug", NULL };
 
 struct kernel_opts {
@@ -695,6 +695,11 @@ static int holders_cells(int argc, char **argv)
 	if (!measured_policy_ok(o.policy))
 		return usage_error("holders cells", "unknown policy '%s': give one of: %s, or %s",
 				   o.policy, policy_names(), POLICY_NONE);
+	if (o.source == 2) {
+		fprintf(stderr, "gupctl holders cells: no model of 7.3 yet: %s\n",
+			HOLDERS_NO_MODEL_73);
+		return GUPCTL_EXIT_NO_MODEL;
+	}
 	k = (struct holders_kernel){ o.policy, o.ext4 == 1, o.source == 1 };
 	for (c.fs = 0; c.fs < HOLDERS_FS_COUNT; c.fs++)
 		for (c.holder = 0; c.holder < HOLDERS_HOLDER_COUNT; c.holder++)

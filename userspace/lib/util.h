@@ -17,6 +17,7 @@ enum gupctl_exit {
 	GUPCTL_EXIT_REFUSED	= 1,	/* the kernel said no */
 	GUPCTL_EXIT_USAGE	= 2,	/* bad options or unusable target */
 	GUPCTL_EXIT_NODEV	= 3,	/* module/device missing or other ABI */
+	GUPCTL_EXIT_NO_MODEL	= 4,	/* the job has no model of this kernel yet */
 };
 
 /* All @len bytes through write(2) / read(2), across EINTR and short counts: 0 or -1. */

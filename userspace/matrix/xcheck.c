@@ -50,6 +50,7 @@ enum xcheck_skip {
 	SKIP_TOUCH_FAST,
 	SKIP_ZERO_PAGE,
 	SKIP_TOUCH_STALE,
+	SKIP_NO_TOUCH,
 	SKIP_COUNT
 };
 
@@ -67,6 +68,7 @@ static const char * const skip_reasons[SKIP_COUNT] = {
 	[SKIP_WRITTEN_BACK]	= "written-back: gup_test cannot fsync() between its write fault and its pin",
 	[SKIP_TOUCH_FAST]	= "untouched with a fast method: -z adds FOLL_TOUCH, which 6.1's internal_get_user_pages_fast() rejects with WARN_ON_ONCE and -EINVAL (its gup_flags mask; the line is each series' own)",
 	[SKIP_ZERO_PAGE]	= "a read pin of untouched anonymous memory: the zero page, which 6.1.192 does not pin, so gup_test's verify_dma_pinned() WARNs (mm/gup_test.c:51, in every 6.1 flavour's tree: patches/gup-test-longterm adds a line above it)",
+	[SKIP_NO_TOUCH]		= "untouched: this gup_test has no -z (7.3's tools/testing/selftests/mm/gup_test.c dropped its FOLL_TOUCH and answers -z 'Wrong argument', :175-176), and it writes each page it does not let GUP fault in",
 	[SKIP_TOUCH_STALE]	= "untouched pins: gup_test -z passes its own copy of FOLL_TOUCH (0x02, tools/testing/selftests/mm/gup_test.c:22), which is not this kernel's (6.12: FOLL_TOUCH is 1 << 16, mm/internal.h:1334; 0x02 is FOLL_GET): a pin WARNs in is_valid_gup_args() (mm/gup.c:2620) and fails",
 };
 
@@ -118,7 +120,7 @@ static int parse_args(struct xcheck *x, int argc, char **argv)
 		GOPT_UINT(0, "foll-touch", &x->foll_touch, "HEX",
 			  "FOLL_TOUCH of the running kernel (0x02)"),
 		GOPT_UINT(0, "tool-foll-touch", &x->tool_foll_touch, "HEX",
-			  "gup_test -z's FOLL_TOUCH (0x02; not the kernel's: skip -z)"),
+			  "gup_test -z's FOLL_TOUCH (0x02; not the kernel's: skip -z; 0: the tool has no -z)"),
 		GOPT_STRING(0, "ext4-dir", &x->dir[MATRIX_DIR_EXT4], "DIR", MATRIX_EXT4_HELP),
 		GOPT_STRING(0, "tmpfs-dir", &x->dir[MATRIX_DIR_TMPFS], "DIR", MATRIX_TMPFS_HELP),
 		GOPT_STRING(0, "ramfs-dir", &x->dir[MATRIX_DIR_RAMFS], "DIR", MATRIX_RAMFS_HELP),
@@ -223,6 +225,8 @@ static enum xcheck_skip not_checked(const struct xcheck *x, const struct cell *c
 	 * it; where it is not (6.12: 0x02 is FOLL_GET), a get_user_pages*()
 	 * call accepts FOLL_GET (mm/gup.c:2744, 3552) and only a pin fails.
 	 */
+	if (c->state == STATE_NONE && !x->tool_foll_touch)
+		return SKIP_NO_TOUCH;
 	if (c->state == STATE_NONE && x->foll_touch == x->tool_foll_touch &&
 	    method_is_fast(c->method))
 		return SKIP_TOUCH_FAST;

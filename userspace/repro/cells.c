@@ -224,6 +224,10 @@ int repro_check_opts(const char *cmd, const struct repro_cell *c,
 		return usage_error(cmd, "--source %s, but policy %s is the code of %s: "
 				   "patches/flavours' gup and source columns disagree",
 				   fl->source, fl->policy, policy_source(fl->policy));
+	if (fl->policy && measured_kernel(fl->policy, fl->source) == POLICY_KERNEL_73) {
+		fprintf(stderr, "gupctl %s: no model of 7.3 yet: %s\n", cmd, REPRO_NO_MODEL_73);
+		return GUPCTL_EXIT_NO_MODEL;
+	}
 	return 0;
 }
 
