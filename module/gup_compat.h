@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * gup_compat.h - what differs between the kernels gup_pin_test builds
- * against (6.1 and 6.12), in one place, so that the driver itself reads as
+ * against (6.1, 6.12 and 7.3), in one place, so that the driver itself reads as
  * code for one kernel.
  *
  * - 6.5 removed the vmas argument of pin_user_pages(), get_user_pages()
@@ -13,6 +13,9 @@
  *   no longer converts.
  * - 6.12 removed page_mapcount(), and no_llseek (leave .llseek NULL,
  *   Documentation/filesystems/porting.rst:917).
+ * - 7.x named PAGE_MAPPING_FLAGS and PAGE_MAPPING_ANON FOLIO_MAPPING_FLAGS
+ *   and FOLIO_MAPPING_ANON (7.3: include/linux/page-flags.h:711-714):
+ *   GPT_MAPPING_FLAGS is whichever the tree has.
  * - FOLL_* became an enum in mm_types.h, FOLL_PIN and FOLL_REMOTE
  *   moved to mm/internal.h (between 6.1 and 6.12): the driver only ever names FOLL_WRITE,
  *   FOLL_LONGTERM and FOLL_FORCE, which both kernels export, and tests for
@@ -31,6 +34,12 @@
 #endif
 
 /* The GPT_* feature macros come from module/Kbuild, by kernel version. */
+
+#ifdef FOLIO_MAPPING_FLAGS
+#define GPT_MAPPING_FLAGS	FOLIO_MAPPING_FLAGS
+#else
+#define GPT_MAPPING_FLAGS	PAGE_MAPPING_FLAGS
+#endif
 #ifdef GPT_GUP_TAKES_VMAS
 static inline long gpt_pin_user_pages(unsigned long start, unsigned long nr,
 				      unsigned int foll, struct page **pages)

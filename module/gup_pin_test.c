@@ -934,7 +934,7 @@ static int gpt_file_folio_state(struct folio *folio, struct gup_page_state *st)
 		return ret;
 	st->state = gpt_folio_bits(folio);
 	mapping = folio->mapping;
-	if (!mapping || ((unsigned long)mapping & PAGE_MAPPING_FLAGS)) {
+	if (!mapping || ((unsigned long)mapping & GPT_MAPPING_FLAGS)) {
 		st->kind = folio_test_hugetlb(folio) ? GUP_PAGE_HUGETLB :
 						       GUP_PAGE_OTHER;
 	} else {

@@ -97,7 +97,7 @@ tree_state() {
 check_tree() {
 	local dir=$1 v=$2 api missing=()
 	[ -f "$LAB_ROOT/patches/config-$v.fragment" ] ||
-		die "$dir is linux $v: the lab builds and models 6.1 and 6.12 (patches/config-*.fragment, userspace/model/policy.c); support for another version starts in module/gup_compat.h"
+		die "$dir is linux $v: the lab builds and models 6.1, 6.12 and 7.3 (patches/config-*.fragment, userspace/model/policy.c); support for another version starts in module/gup_compat.h"
 	# The GUP calls the driver makes (module/gup_compat.h wraps the ones
 	# whose signature changed), each looked for in the tree's mm.h.
 	for api in pin_user_pages pin_user_pages_fast pin_user_pages_remote \

@@ -146,13 +146,15 @@ for f in "${flavours[@]}"; do
 	line=$(awk '/^static int mpage_prepare_extent_to_map\(/ { f = 1 }
 		f && /page_buffers\(page\)/ { print NR; exit }' \
 		"${treeof[$f]:-/nonexistent}/fs/ext4/inode.c" 2>/dev/null || true)
-	"$GUPCTL" repro cells --policy "$policy" --ext4 "$ext4" | jq -r '.[].args | @tsv' |
+	cells_or_none "$TMP/$f.repro-cells" repro cells --policy "$policy" --ext4 "$ext4"
+	jq -r '.[].args | @tsv' "$TMP/$f.repro-cells" |
 		while IFS=$'\t' read -r -a cargs; do
 			"$GUPCTL" repro ext4-2018 --expect "${cargs[@]}" --policy "$policy" \
 				--ext4 "$ext4" --bug-site "fs/ext4/inode.c:${line:-?}"
 		done >"$TMP/$f.repro"
-	"$GUPCTL" holders cells --policy "$policy" --ext4 "$ext4" \
-		--source "$(flavour_field "$f" 5)" | jq -r '.[].expect.reason' >"$TMP/$f.holders"
+	cells_or_none "$TMP/$f.holders-cells" holders cells --policy "$policy" --ext4 "$ext4" \
+		--source "$(flavour_field "$f" 5)"
+	jq -r '.[].expect.reason' "$TMP/$f.holders-cells" >"$TMP/$f.holders"
 	args+=(--text "$f" "$f: gupctl matrix --expect --policy $policy" "$TMP/$f.matrix"
 		--text "$f" "$f: gupctl holders cells --policy $policy, every cell" "$TMP/$f.holders"
 		--text "$f" "$f: gupctl consumers expect --policy $policy" "$TMP/$f.consumers"

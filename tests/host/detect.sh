@@ -85,7 +85,7 @@ tap_like "$(jq -r .evidence "$TMP/d.json")" '^release 6\.12\.118, candidate main
 tap_is "$(jq -c '[.probes[] | select(.index == 2308) | .expected.mainline, .expected.none, .measured]' "$TMP/d.json")" \
 	'["EFAULT","pinned","pinned"]' "detect --json: a probe's measured outcome and every model's expectation"
 expect "detect: --simulate needs --release" 2 err "--simulate needs --release" -- detect --simulate none
-expect "detect: a release of no family is refused" 2 err "neither 6.1.N nor 6.12.N" -- detect --plan --release 5.15.1
+expect "detect: a release of no family is refused" 2 err "neither 6.1.N, 6.12.N nor 7.3.N" -- detect --plan --release 5.15.1
 expect "detect --help: its options" 0 out "--json FILE" "--plan" "--simulate MODEL" -- detect --help
 
 # ---- --policy none ----

@@ -32,9 +32,8 @@ mapfile -t flavours < <(all_flavours)
 mkdir -p "$TMP/cells"
 for f in "${flavours[@]}"; do
 	for q in '' --quick; do
-		"$GUPCTL" holders cells $q --policy "$(flavour_field "$f" 3)" \
-			--ext4 "$(flavour_field "$f" 4)" --source "$(flavour_field "$f" 5)" \
-			>"$TMP/cells/$f$q.json"
+		cells_or_none "$TMP/cells/$f$q.json" holders cells $q --policy "$(flavour_field "$f" 3)" \
+			--ext4 "$(flavour_field "$f" 4)" --source "$(flavour_field "$f" 5)"
 	done
 done
 
@@ -50,6 +49,13 @@ declare -A fs_events=([ext4]="$common,move-ext-donor,move-ext-orig"
 	[xfs]="$common,swapext" [btrfs]="$common,defrag")
 for f in "${flavours[@]}"; do
 	c=$TMP/cells/$f.json
+	# a kernel the model has no cells for yet (7.3, exit 4): said, none given
+	if grep -q 'no model of' "$c.err"; then
+		tap_like "$(cat "$c.err") $(jq length "$c")" \
+			'^gupctl holders cells: no model of [0-9.]+ yet: the cells are derived from .* 0$' \
+			"cells of $f: none, and why (its kernel is not modelled yet)"
+		continue
+	fi
 	tap_is "$(jq length "$c")" "$ncells" \
 		"cells of $f: 3 holders x (ext4 10 + xfs 9 + btrfs 9 events)"
 	bad=()
@@ -95,7 +101,12 @@ rule() {
 		echo "#   false for: ${failing:-nothing: no cell covered}"
 	fi
 }
-tap_is "$(jq length "$TMP/all.json")" $((ncells * ${#flavours[@]})) "every flavour's cells read for the rules"
+modelled=0
+for f in "${flavours[@]}"; do
+	grep -q 'no model of' "$TMP/cells/$f.json.err" || modelled=$((modelled + 1))
+done
+tap_is "$(jq length "$TMP/all.json")" $((ncells * modelled)) \
+	"every modelled flavour's cells read for the rules ($modelled flavours)"
 
 # The holders' GUP calls and each policy's refusal (guide sections 3, 6).
 rule "v7 refuses process_vm_writev (FOLL_PIN) and no other holder" \

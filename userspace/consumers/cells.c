@@ -235,7 +235,7 @@ const struct consumer consumers[CONS_COUNT] = {
 				"install_breakpoint() -> set_swbp() -> uprobe_write_opcode(): gup_flags = FOLL_FORCE (| FOLL_SPLIT_PMD) (kernel/events/uprobes.c:486, 493), get_user_page_vma_remote() (kernel/events/uprobes.c:495); __replace_page() maps a new anonymous page: no write through GUP",
 				0, "GUP's errno (kernel/events/uprobes.c:495-497)" },
 			[CONS_SRC_73] = { GUP_PIN_METHOD_GET_REMOTE, W | F,
-				"install_breakpoint() -> set_swbp() (arch/x86/kernel/uprobes.c:1148) -> uprobe_write_opcode() -> uprobe_write(): gup_flags = FOLL_FORCE, and FOLL_WRITE | FOLL_SPLIT_PMD (not modelled) to register (kernel/events/uprobes.c:508, 527-528), get_user_pages_remote() (kernel/events/uprobes.c:531): the write fault breaks COW and the breakpoint goes into the exclusive anonymous copy (kernel/events/uprobes.c:554): in 7.3 a GUP write (FOLL_WRITE | FOLL_FORCE), where 6.12 read the page with FOLL_FORCE and mapped a new anonymous one",
+				"install_breakpoint() -> set_swbp() (arch/x86/kernel/uprobes.c:1148) -> uprobe_write_opcode() -> uprobe_write(): gup_flags = FOLL_FORCE, and FOLL_WRITE | FOLL_SPLIT_PMD (not modelled) to register (kernel/events/uprobes.c:508, 527-528), get_user_pages_remote() (kernel/events/uprobes.c:531): the write fault breaks COW and the breakpoint goes into the exclusive anonymous copy, which uprobe_write() checks with folio_test_anon() (kernel/events/uprobes.c:554); in 7.3 a GUP write (FOLL_WRITE | FOLL_FORCE), where 6.12 read the page with FOLL_FORCE and mapped a new anonymous one",
 				0, "GUP's errno (kernel/events/uprobes.c:531-533)" },
 		},
 		.seed005_why = "uprobe_write_opcode() reads with FOLL_FORCE and replaces the page: no FOLL_WRITE for any policy to refuse",

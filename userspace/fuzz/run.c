@@ -3252,7 +3252,7 @@ static const char *fuzz_policy_help(void)
 {
 	static char help[128];
 
-	snprintf(help, sizeof(help), "GUP policy: %s (detected)",
+	snprintf(help, sizeof(help), "%s (detected)",
 		 policy_names());
 	return help;
 }

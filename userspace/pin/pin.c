@@ -226,7 +226,7 @@ static int parse_pin_opts(int argc, char **argv, struct pin_opts *o)
 	o->method = GUP_PIN_METHOD_PIN;
 	o->spec.length = getpagesize();
 	snprintf(policy_help, sizeof(policy_help),
-		 "%s (default: the kernel's)", policy_names());
+		 "%s (else detected)", policy_names());
 
 	ret = gopt_parse("pin", argc, argv, opts, usage, &argi);
 	while (!ret && argi < argc)
