@@ -71,6 +71,7 @@ done | jq -s '
 	     wall: ([$parts[].wall_seconds] | max),
 	     count: $s.count,
 	     missing: [range(1; $s.count + 1) | select(. as $i | $have | index($i) | not)],
+	     not_run: ([$parts[].not_run // [] | .[]] | if length == 0 then null else . end),
 	     merged_from: [$parts | sort_by(.shard.index)[] |
 		{dir, shard: "\(.shard.index)/\(.shard.count)", date, wall_seconds,
 		 flavours: [.flavours[].name]}],
@@ -95,6 +96,8 @@ RESULTS_COMMIT=$(jq -r .commit <<<"$plan")
 RESULTS_DATE=$(jq -r .date <<<"$plan")
 RESULTS_WALL=$(jq -r .wall <<<"$plan")
 RESULTS_MERGED=$(jq -c .merged_from <<<"$plan")
+# the flavours a part left out, not modelled (jobs/lib.sh's job_modelled)
+RESULTS_NOT_RUN=$(jq -c .not_run <<<"$plan")
 RESULTS_SHARD=null
 count=$(jq .count <<<"$plan")
 
@@ -105,6 +108,9 @@ count=$(jq .count <<<"$plan")
 # given: its flavours not run, each saying so.
 n=0
 while IFS=$'\t' read -r name i dir; do
+	# left out by its part, and said so there: run.json's not_run
+	jq -e --arg f "$name" '(.not_run // [])[] | select(.name == $f)' <<<"$plan" >/dev/null &&
+		continue
 	n=$((n + 1))
 	entry=$out/.flavour-$(printf %03d "$n").json
 	why="in shard $i of $count, whose results were not given to jobs/merge.sh"

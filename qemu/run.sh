@@ -237,9 +237,11 @@ else
 	if [ "$quiet" = 0 ]; then
 		tail -F --pid="$qpid" "$out/console.log" 2>/dev/null &
 	fi
+	# (grep's own status: in a pipeline, pipefail would give tail's
+	# SIGPIPE once grep has stopped reading)
 	if pause_wanted guest; then
-		{ tail -F --pid="$qpid" "$out/console.log" 2>/dev/null |
-			grep -q -m1 '^gup-lab: paused at guest' &&
+		{ grep -q -m1 '^gup-lab: paused at guest' \
+			< <(tail -F --pid="$qpid" "$out/console.log" 2>/dev/null) &&
 			pause_announce guest "$qpid"; } &
 	fi
 	wait "$qpid"
