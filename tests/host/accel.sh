@@ -23,7 +23,18 @@ echo 11111111-aaaa-bbbb-cccc-000000000001 >"$work/boot_id"
 # the probe stubs: each call a line in $work/calls (they run in a subshell)
 probe_ok() { echo ok >>"$work/calls"; }
 probe_fail() { echo fail >>"$work/calls"; return 1; }
-probe_slow() { echo slow >>"$work/calls"; sleep 1; }
+# probe_held: a probe that returns only once another process waits on a
+# lock (/proc/locks marks a blocked request "->"): the second boot below
+# is then queued behind this probe by construction, not by a sleep that
+# makes it likely (10 s at most: with no lock there is no waiter, and its
+# own probe makes the count wrong).
+probe_held() {
+	local end=$((SECONDS + 10))
+	echo held >>"$work/calls"
+	until grep -q -- '->' /proc/locks || [ "$SECONDS" -ge "$end" ]; do
+		sleep 0.05
+	done
+}
 calls() { wc -l <"$work/calls" | tr -d ' '; }
 
 # choose OPTION PROBE KEY: accel_choose in this shell; rc, err (its stderr),
@@ -92,8 +103,8 @@ tap_is "$rc/${got%%:*}/$probed" 0/tcg/0 "a failed probe is cached too: every boo
 # two boots of a new kernel at once: one probes, the other waits and reads
 rm -f "$work/r1" "$work/r2"
 before=$(calls)
-(accel_choose '' probe_slow k4 2>/dev/null; echo "$ACCEL" >"$work/r1") &
-(accel_choose '' probe_slow k4 2>/dev/null; echo "$ACCEL" >"$work/r2") &
+(accel_choose '' probe_held k4 2>/dev/null; echo "$ACCEL" >"$work/r1") &
+(accel_choose '' probe_held k4 2>/dev/null; echo "$ACCEL" >"$work/r2") &
 wait
 tap_is "$(cat "$work/r1" "$work/r2" | paste -sd/)/$(($(calls) - before))" kvm/kvm/1 \
 	"two boots of a new kernel at once: one probe"
