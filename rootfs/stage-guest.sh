@@ -73,7 +73,9 @@ if [ ! -f "$cached/.complete" ]; then
 			[ ! -f "$sel/$c" ] || gt_extra+=("$sel/$c")
 		done
 	fi
-	gcc -O2 -static -pthread -I"$src" -I"$sel" -o "$out/bin/gup_test" \
+	# (7.3's include "kselftest.h" from selftests/, 6.12's "../kselftest.h")
+	gcc -O2 -static -pthread -I"$src" -I"$sel" -I"$src/tools/testing/selftests" \
+		-o "$out/bin/gup_test" \
 		"$sel/gup_test.c" "${gt_extra[@]}"
 
 	# foll_value NAME [FILE...]: the value of FOLL_NAME in the tree (or in
