@@ -220,6 +220,7 @@ struct fz_global {
 					 * anonymous pages may be shared (set first) */
 	char no_ext4[160], no_hugetlb[160], no_uffd[160];
 	unsigned long vdso, vvar, vvar_pages;
+	bool vvar_io_pfnmap;		/* [vvar]'s VmFlags say io or pf */
 	unsigned long cap;		/* pages a thread holds at most */
 	struct fz_thread *t;
 };
@@ -748,8 +749,8 @@ static void fz_where(const struct fz_thread *t, unsigned long addr, struct fz_wh
 	if (addr >= t->g->vvar && addr < t->g->vvar + t->g->vvar_pages * ps) {
 		w->known = true;
 		w->vdso = true;
-		w->vma = (struct abi_vma){ .mapped = true, .io_pfnmap = true, .read = true,
-					   .may_read = true };
+		w->vma = (struct abi_vma){ .mapped = true, .io_pfnmap = t->g->vvar_io_pfnmap,
+					   .read = true, .may_read = true };
 		return;
 	}
 	if (addr < base || addr >= base + FZ_NR_SLOTS * slot_bytes)
@@ -1113,7 +1114,7 @@ static void op_pin(struct fz_thread *t)
 	unsigned int n;
 
 	if (t->g->vdso && rng_pct(&t->rng, 3)) {
-		/* the vDSO (pinned, never written) or vvar (VM_IO|VM_PFNMAP) */
+		/* the vDSO (pinned, never written) or vvar (find_vdso()) */
 		p.addr = rng_pct(&t->rng, 50) || !t->g->vvar ? t->g->vdso : t->g->vvar;
 		n = 1;
 	} else {
@@ -2890,21 +2891,35 @@ static void fz_crash(int sig)
 	raise(sig);
 }
 
-/* [vdso] and [vvar] in /proc/self/maps. */
+/*
+ * [vdso] and [vvar] in /proc/self/smaps, and what [vvar] is to GUP, read
+ * from its VmFlags rather than assumed: up to 6.12 a VM_IO|VM_PFNMAP
+ * special mapping ("io", "pf"), which check_vma_flags() refuses; 7.3's
+ * generic vDSO data store maps real pages into a VM_MIXEDMAP one ("mm":
+ * lib/vdso/datastore.c:89, 125-127), which a read pin takes (the x86
+ * clock pages moved to [vvar_vclock], still VM_IO|VM_PFNMAP, and the
+ * fuzzer leaves them alone).
+ */
 static void find_vdso(struct fz_global *g)
 {
 	char line[512];
-	FILE *f = fopen("/proc/self/maps", "re");
+	FILE *f = fopen("/proc/self/smaps", "re");
 	unsigned long a, b;
+	bool in_vvar = false;
 
 	g->vdso = getauxval(AT_SYSINFO_EHDR);
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		if (!strstr(line, "[vvar]") || sscanf(line, "%lx-%lx", &a, &b) != 2)
-			continue;
-		g->vvar = a;
-		g->vvar_pages = (b - a) / g->ps;
+		if (sscanf(line, "%lx-%lx ", &a, &b) == 2) {
+			in_vvar = strstr(line, "[vvar]") != NULL;
+			if (in_vvar) {
+				g->vvar = a;
+				g->vvar_pages = (b - a) / g->ps;
+			}
+		} else if (in_vvar && !strncmp(line, "VmFlags:", 8)) {
+			g->vvar_io_pfnmap = strstr(line, " io") || strstr(line, " pf");
+		}
 	}
 	fclose(f);
 }
