@@ -16,6 +16,9 @@
  * - 7.x named PAGE_MAPPING_FLAGS and PAGE_MAPPING_ANON FOLIO_MAPPING_FLAGS
  *   and FOLIO_MAPPING_ANON (7.3: include/linux/page-flags.h:711-714):
  *   GPT_MAPPING_FLAGS is whichever the tree has.
+ * - 7.x allocates one object of a pointer's type with kzalloc_obj()
+ *   (7.3: include/linux/slab.h:1155), which 7.3's checkpatch asks for;
+ *   for 6.1 and 6.12 it is defined here as the kzalloc() it stands for.
  * - FOLL_* became an enum in mm_types.h, FOLL_PIN and FOLL_REMOTE
  *   moved to mm/internal.h (between 6.1 and 6.12): the driver only ever names FOLL_WRITE,
  *   FOLL_LONGTERM and FOLL_FORCE, which both kernels export, and tests for
@@ -34,6 +37,10 @@
 #endif
 
 /* The GPT_* feature macros come from module/Kbuild, by kernel version. */
+
+#ifndef kzalloc_obj
+#define kzalloc_obj(P, GFP)	kzalloc(sizeof(P), GFP)
+#endif
 
 #ifdef FOLIO_MAPPING_FLAGS
 #define GPT_MAPPING_FLAGS	FOLIO_MAPPING_FLAGS

@@ -6,7 +6,7 @@
  * /sys/kernel/debug/gup_pin_test/ shows them.  The ABI is
  * module/uapi/gup_pin_test.h; the semantics are in docs/driver.md.
  *
- * Locking: one mutex, gpt_lock, protects the pin registry (gpt_idr), the pin
+ * Locking: one mutex, gpt_lock, protects the pin registry (gpt_pins), the pin
  * list of every open file, the page accounting and the counters.  It is
  * never held across a GUP call, folio_lock(), the release of pages or a user
  * copy: all of them may sleep for long, and a fault on a userfaultfd range
@@ -32,7 +32,6 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
-#include <linux/idr.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
@@ -46,6 +45,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/xarray.h>
 
 #include "gup_compat.h"
 #include "uapi/gup_pin_test.h"
@@ -122,7 +122,12 @@ struct gpt_bucket {
 };
 
 static DEFINE_MUTEX(gpt_lock);
-static DEFINE_IDR(gpt_idr);
+/*
+ * The pins by id, module-wide (debugfs lists them all): ids 1..INT_MAX,
+ * handed out cyclically so that a stale id is not soon another pin's.
+ */
+static DEFINE_XARRAY_ALLOC(gpt_pins);
+static u32 gpt_next_id;
 static u64 gpt_pages_reserved;		/* held + asked for by calls in flight */
 static u64 gpt_pages_pinned;		/* held by pins, live or being released */
 static u64 gpt_pins_live;
@@ -312,7 +317,7 @@ static struct gpt_pin *gpt_pin_alloc(const struct gup_pin_req *req, u32 nr)
 {
 	struct gpt_pin *pin;
 
-	pin = kzalloc(sizeof(*pin), GFP_KERNEL);
+	pin = kzalloc_obj(*pin, GFP_KERNEL);
 	if (!pin)
 		return NULL;
 	pin->pages = kvcalloc(nr, sizeof(*pin->pages), GFP_KERNEL);
@@ -513,7 +518,7 @@ static struct gpt_pin *gpt_pin_get(struct gpt_file *gf, u32 id)
 	struct gpt_pin *pin;
 
 	mutex_lock(&gpt_lock);
-	pin = idr_find(&gpt_idr, id);
+	pin = xa_load(&gpt_pins, id);
 	if (pin && pin->owner == gf)
 		refcount_inc(&pin->ref);
 	else
@@ -524,32 +529,37 @@ static struct gpt_pin *gpt_pin_get(struct gpt_file *gf, u32 id)
 
 /*
  * Give @pin an id, tell user space, then make the id findable.  The id is
- * reserved with a NULL entry first so that, if the copy to user space
- * fails, the pin can be undone without racing an UNPIN of a guessed id.
+ * reserved with a NULL entry first (an allocating xarray keeps it as a
+ * zero entry, which xa_load() reads as NULL) so that, if the copy to user
+ * space fails, the pin can be undone without racing an UNPIN of a guessed
+ * id.
  */
 static int gpt_pin_publish(struct gpt_file *gf, struct gpt_pin *pin,
 			   struct gup_pin_req *req, void __user *argp)
 {
-	int id;
+	u32 id;
+	int ret;
 
 	mutex_lock(&gpt_lock);
-	id = idr_alloc_cyclic(&gpt_idr, NULL, 1, 0, GFP_KERNEL);
+	ret = xa_alloc_cyclic(&gpt_pins, &id, NULL, XA_LIMIT(1, INT_MAX),
+			      &gpt_next_id, GFP_KERNEL);
 	mutex_unlock(&gpt_lock);
-	if (id < 0)
-		return id;
+	if (ret < 0)
+		return ret;
 
 	pin->id = id;
 	pin->owner = gf;
 	req->id = id;
 	if (copy_to_user(argp, req, sizeof(*req))) {
 		mutex_lock(&gpt_lock);
-		idr_remove(&gpt_idr, id);
+		xa_erase(&gpt_pins, id);
 		mutex_unlock(&gpt_lock);
 		return -EFAULT;
 	}
 
 	mutex_lock(&gpt_lock);
-	idr_replace(&gpt_idr, pin, id);
+	/* the slot exists (reserved above): storing allocates nothing */
+	xa_store(&gpt_pins, id, pin, GFP_KERNEL);
 	list_add_tail(&pin->node, &gf->pins);
 	gpt_pins_live++;
 	gpt_pins_created++;
@@ -695,7 +705,7 @@ static long gpt_ioctl_unpin(struct gpt_file *gf, void __user *argp)
 	}
 
 	mutex_lock(&gpt_lock);
-	pin = idr_find(&gpt_idr, req.id);
+	pin = xa_load(&gpt_pins, req.id);
 	if (!pin || pin->owner != gf) {
 		mutex_unlock(&gpt_lock);
 		return -ENOENT;
@@ -705,7 +715,7 @@ static long gpt_ioctl_unpin(struct gpt_file *gf, void __user *argp)
 		mutex_unlock(&gpt_lock);
 		return -EPERM;
 	}
-	idr_remove(&gpt_idr, pin->id);
+	xa_erase(&gpt_pins, pin->id);
 	list_del_init(&pin->node);
 	pin->dirty = req.flags & GUP_UNPIN_DIRTY;
 	gpt_pins_live--;
@@ -1228,7 +1238,7 @@ static int gpt_open(struct inode *inode, struct file *file)
 	/* no mm: a kernel thread has no pages to pin */
 	if (!capable(CAP_SYS_ADMIN) || !current->mm)
 		return -EPERM;
-	gf = kzalloc(sizeof(*gf), GFP_KERNEL);
+	gf = kzalloc_obj(*gf, GFP_KERNEL);
 	if (!gf)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&gf->pins);
@@ -1247,7 +1257,7 @@ static int gpt_release(struct inode *inode, struct file *file)
 
 	mutex_lock(&gpt_lock);
 	list_for_each_entry_safe(pin, next, &gf->pins, node) {
-		idr_remove(&gpt_idr, pin->id);
+		xa_erase(&gpt_pins, pin->id);
 		list_move_tail(&pin->node, &doomed);
 		gpt_pins_live--;
 		gpt_released_on_close++;
@@ -1304,10 +1314,10 @@ static int pins_show(struct seq_file *m, void *unused)
 {
 	char fn[GPT_FLAGS_NAME_MAX];
 	struct gpt_pin *pin;
-	int id;
+	unsigned long id;
 
 	mutex_lock(&gpt_lock);
-	idr_for_each_entry(&gpt_idr, pin, id)
+	xa_for_each(&gpt_pins, id, pin)
 		seq_printf(m, "id=%u pid=%d addr=0x%llx len=%llu method=%s flags=%s ref=%s pinned=%u requested=%u writable=%s\n",
 			   pin->id, pin->pid, pin->addr, pin->len,
 			   gpt_method_names[pin->method],
@@ -1404,7 +1414,7 @@ static void __exit gpt_exit(void)
 {
 	misc_deregister(&gpt_misc);
 	debugfs_remove_recursive(gpt_debugfs);
-	idr_destroy(&gpt_idr);
+	xa_destroy(&gpt_pins);
 }
 
 module_init(gpt_init);

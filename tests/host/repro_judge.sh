@@ -414,7 +414,7 @@ done
 # to BUG.
 NONE=(--flavour mine --policy none --ext4 warn --source 6.1)
 cp "$TMP/cell.json" "$TMP/cell.kept"	# collect's mismatch below is the last stock cell
-expect "cells --policy none without --source: exit 2" 2 err "--policy none needs --source 6.1 or 6.12" -- \
+expect "cells --policy none without --source: exit 2" 2 err "--policy none needs --source 6.1, 6.12 or 7.3" -- \
 	repro cells --policy none --ext4 warn
 expect "cells --policy bogus: exit 2, none among the choices" 2 err "unknown --policy 'bogus'" ', or none' -- \
 	repro cells --policy bogus --ext4 warn

@@ -43,7 +43,7 @@ const char *matrix_policy_help(void)
 	static char help[192];
 
 	snprintf(help, sizeof(help),
-		 "expect by: %s; %s: measure only (required)",
+		 "%s; %s: measure only (required)",
 		 policy_names(), POLICY_NONE);
 	return help;
 }

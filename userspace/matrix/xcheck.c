@@ -120,7 +120,7 @@ static int parse_args(struct xcheck *x, int argc, char **argv)
 		GOPT_UINT(0, "foll-touch", &x->foll_touch, "HEX",
 			  "FOLL_TOUCH of the running kernel (0x02)"),
 		GOPT_UINT(0, "tool-foll-touch", &x->tool_foll_touch, "HEX",
-			  "gup_test -z's FOLL_TOUCH (0x02; not the kernel's: skip -z; 0: the tool has no -z)"),
+			  "gup_test -z's FOLL_TOUCH (0x02; not the kernel's or 0, no -z: skip)"),
 		GOPT_STRING(0, "ext4-dir", &x->dir[MATRIX_DIR_EXT4], "DIR", MATRIX_EXT4_HELP),
 		GOPT_STRING(0, "tmpfs-dir", &x->dir[MATRIX_DIR_TMPFS], "DIR", MATRIX_TMPFS_HELP),
 		GOPT_STRING(0, "ramfs-dir", &x->dir[MATRIX_DIR_RAMFS], "DIR", MATRIX_RAMFS_HELP),
