@@ -215,7 +215,7 @@ FL = "|".join(re.escape(f) for f in sorted(FLAVOURS, key=len, reverse=True)) or 
 ROW_FL = re.compile(r"^`?(%s)(?:\+[\w+]+)?`?$" % FL)
 HEAD_FL = re.compile(r"^#+ .*?`(%s)`" % FL)
 BULLET_FL = re.compile(r"^- (?:\*\*.*?\*\*, )?(%s)(?:\+[\w+]+)?(?: \([^)]*\))?: " % FL)
-BULLET_VER = re.compile(r"^- (6\.1\.\d+|6\.12\.\d+): ")
+BULLET_VER = re.compile(r"^- (6\.1\.\d+|6\.12\.\d+|7\.3\.\d+): ")
 ITEM = re.compile(r"^(?:[-*] |\d+\. |\|)")
 
 
@@ -253,7 +253,8 @@ def page_items(path):
         m = BULLET_FL.match(line) or BULLET_VER.match(line)
         if m:
             fl = [m.group(1) if m.group(1) in FLAVOURS else
-                  "mainline" if m.group(1).startswith("6.12") else "stock"]
+                  "mainline" if m.group(1).startswith("6.12") else
+                  "latest" if m.group(1).startswith("7.3") else "stock"]
         items.append([no, fl, line, line.startswith("\n")])
     items = [i for i in items if i]
     # a footnote "N. ..." or a note "- **TN**: ..." speaks of its rows
@@ -266,10 +267,10 @@ def page_items(path):
 
 # what may stand between two citations of the same names: separators, and
 # the version each names ("(6.1 a.c:1, 6.12 a.c:2)")
-VERSION_SEP = re.compile(r"(?<![\w.])(?:6\.12|6\.1|v1|v7|v9)(?![\w.])|[,;(]")
+VERSION_SEP = re.compile(r"(?<![\w.])(?:6\.12|6\.1|7\.3|v1|v7|v9)(?![\w.])|[,;(]")
 # a tree named by its version right before a citation: "6.12 mm/gup.c:L"
-VERSION_TREE = {"6.1": "stock", "6.12": "mainline", "v1": "gup-v1", "v7": "gup-v7",
-                "v9": "gup-v9"}
+VERSION_TREE = {"6.1": "stock", "6.12": "mainline", "7.3": "latest", "v1": "gup-v1",
+                "v7": "gup-v7", "v9": "gup-v9"}
 
 
 def inline_flavour(text, m):
@@ -277,7 +278,7 @@ def inline_flavour(text, m):
     "6.12 F:L" (a version: VERSION_TREE)."""
     b = re.search(r"\b(%s)'s $" % FL, text[max(0, m.start() - 40):m.start()])
     a = re.match(r" \((%s): " % FL, text[m.end():m.end() + 40])
-    v = re.search(r"(?<![\w.])(6\.12|6\.1|v1|v7|v9) $", text[max(0, m.start() - 8):m.start()])
+    v = re.search(r"(?<![\w.])(6\.12|6\.1|7\.3|v1|v7|v9) $", text[max(0, m.start() - 8):m.start()])
     if b or a:
         return (b or a).group(1)
     return VERSION_TREE[v.group(1)] if v else None

@@ -15,10 +15,10 @@
 # ext4-2018's in ext4-2018's).  On a page: a section whose heading names a
 # flavour (`F`), a table row whose first cell is one (F or F+overlays), a
 # bullet "- F...: " or "- **...**, F: " speak of F; a bullet "- 6.12.N: "
-# of mainline; a footnote "N. " or a note "- **TN**: " of every flavour
+# of mainline, "- 7.3.N: " of latest; a footnote "N. " or a note "- **TN**: " of every flavour
 # whose rows cite [N] or TN; a citation followed by " (F: " or preceded by
-# "F's " of F; a citation right after a version, "6.1 ", "6.12 ", "v1 ",
-# "v7 " or "v9 ", of stock, mainline, gup-v1, gup-v7 or gup-v9 (gupctl
+# "F's " of F; a citation right after a version, "6.1 ", "6.12 ", "7.3 ", "v1 ",
+# "v7 " or "v9 ", of stock, mainline, latest, gup-v1, gup-v7 or gup-v9 (gupctl
 # holders cells' reasons name both versions); anything else of stock
 # (6.1.192 as the lab builds it).
 #
