@@ -74,4 +74,16 @@ for d in "$c/20261201-000001" "$c/20261201-000002"; do
 done
 tap_is "$s:$left" "0:2" \
 	"jobs/merge.sh with GUP_LAB_KEEP_RESULTS=1: merged, both parts still there"
+
+# A part that left its flavour out because the job has no model of its
+# kernel yet (jobs/lib.sh's job_modelled: run.json's "not_run"): the
+# merged run has no entry for it, and keeps the part's reason.
+mkdir "$work/nr"
+jq '.flavours = [] | .not_run = [{name: .shard.flavours[1], why: "no model of 7.3 yet: a test"}]' \
+	"$c/20261201-000002/run.json" >"$work/nr/run.json"
+s=0
+jobs/merge.sh --results "$work/nr-merged" "$c/20261201-000001" "$work/nr" >"$work/nr.out" 2>&1 || s=$?
+tap_is "$s $(jq -c '[[.flavours[].name], .not_run]' "$work/nr-merged/run.json" 2>&1)" \
+	'0 [["stock"],[{"name":"gup-v1","why":"no model of 7.3 yet: a test"}]]' \
+	"a part's not_run flavour: no entry, its reason kept, every shard given (exit 0)"
 tap_done
