@@ -287,6 +287,19 @@ check "svg: the flavour not run" grep -qF "not run: ext4-2018" "$SVG"
 check "svg: a tooltip on the cell that differs from stock" \
 	grep -qF "<title>gup-v7 $(jq '.cells[1].index' "$TMP/v7.json"): pin_user_pages WRITE ext4-shared write-faulted: measured EFAULT, expected EFAULT: check_vma_flags() -&gt; writeable_file_mapping_allowed(): FOLL_PIN write</title>" "$SVG"
 
+# A long reason: cut at 200 bytes after a word in the tooltip of a cell
+# that only differs from stock (the picture's size), whole in a
+# mismatch's and in the markdown.
+long=$(printf 'word%03d ' $(seq 60))
+jq --arg r "$long" '.cells[1].expected.reason = $r' "$TMP/v7.json" >"$TMP/v7long.json"
+jq --arg r "$long" '(.cells[] | select(.match == false)).expected.reason = $r' "$TMP/stock.json" >"$TMP/stocklong.json"
+run report --md "$TMP/l.md" --svg "$TMP/l.svg" "$TMP/stocklong.json" "$TMP/v7long.json"
+cut=$(sed -n "s/.*<title>gup-v7 $(jq '.cells[1].index' "$TMP/v7.json"): [^<]*expected EFAULT: \([^<]*\)<\/title>.*/\1/p" "$TMP/l.svg")
+tap_is "$cut" "$(printf 'word%03d ' $(seq 25))..." \
+	"svg: a differing cell's long reason cut after its last word within 200 bytes, and '...'"
+tap_is "$(grep -oF "expected pinned: ${long}</title>" "$TMP/l.svg" | wc -l) $(grep -qF -- "${long% }" "$TMP/l.md" && echo md)" \
+	"2 md" "svg: a mismatch's long reason whole (its cell's and its outline's tooltip), and in the markdown"
+
 # FLAVOUR.json files instead of a directory: no run.json, no flavour not run.
 run report --md "$TMP/b.md" --svg "$TMP/b.svg" "$TMP/stock.json" "$TMP/v7.json"
 if [ "$rc" -eq 1 ] && ! grep -q ext4-2018 "$TMP/b.md" "$TMP/b.svg" &&

@@ -1190,18 +1190,40 @@ static void svg_defs(FILE *f)
 	fputs("</defs>\n", f);
 }
 
-/* A tooltip: the cell, what was measured and expected, and why. */
-static void svg_title(FILE *f, const struct mflavour *fl, unsigned int idx)
+/*
+ * A cell that only differs from the reference keeps the first words of its
+ * reason in its tooltip, up to this many bytes: the reasons (file:line
+ * chains, several hundred bytes) took a third of the picture's bytes, which
+ * passed 2 MiB with a seventh flavour; docs/matrix.md has every reason whole,
+ * and so does a mismatch's tooltip.
+ */
+#define SVG_REASON_MAX	200
+
+/*
+ * A tooltip: the cell, what was measured and expected, and why (@whole: the
+ * whole reason, else its first SVG_REASON_MAX bytes, cut after a word, and
+ * "...").
+ */
+static void svg_title(FILE *f, const struct mflavour *fl, unsigned int idx, bool whole)
 {
 	const struct mcell *c = &fl->cells[idx];
-	char what[160], measured[96], expected[96];
+	char what[160], measured[96], expected[96], reason[SVG_REASON_MAX + sizeof(" ...")];
+	const char *cut;
 
 	mcell_measured_str(measured, sizeof(measured), c);
 	mcell_expected_str(expected, sizeof(expected), c);
 	fprintf(f, "<title>%s %u: ", fl->name, idx + 1);
 	xml_puts(f, matrix_cell_str(idx, what, sizeof(what)));
 	fprintf(f, ": measured %s, expected %s: ", measured, expected);
-	xml_puts(f, c->reason);
+	if (whole || strlen(c->reason) <= SVG_REASON_MAX) {
+		xml_puts(f, c->reason);
+	} else {
+		memcpy(reason, c->reason, SVG_REASON_MAX);
+		reason[SVG_REASON_MAX] = '\0';
+		cut = strrchr(reason, ' ');
+		strcpy(cut ? (char *)cut : reason + SVG_REASON_MAX, " ...");
+		xml_puts(f, reason);
+	}
 	if (c->note) {
 		fputs(" ", f);
 		xml_puts(f, c->note);
@@ -1222,7 +1244,7 @@ static void svg_cell(FILE *f, const struct mflavour *ref, const struct mflavour 
 	fprintf(f, "<use href=\"#%s\" x=\"%d\"", svg_id(measured_sym(c, !mismatch)), x);
 	if (mismatch || differs(ref, fl, idx)) {
 		fputc('>', f);
-		svg_title(f, fl, idx);
+		svg_title(f, fl, idx, mismatch);
 		fputs("</use>", f);
 	} else {
 		fputs("/>", f);
@@ -1230,7 +1252,7 @@ static void svg_cell(FILE *f, const struct mflavour *ref, const struct mflavour 
 	if (mismatch) {
 		fprintf(f, "<rect class=\"mismatch\" x=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#000000\" stroke-width=\"2\">",
 			x, SVG_CW - 1, SVG_CH - 1);
-		svg_title(f, fl, idx);
+		svg_title(f, fl, idx, true);
 		fputs("</rect>", f);
 	}
 }
@@ -1369,8 +1391,8 @@ static void write_svg(const struct report *r, FILE *f)
 			gup_method_name(method_order[k]));
 	fputs("</text>\n", f);
 	y += SVG_LINE;
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">tooltips on mismatches and on the cells that differ from %s; docs/matrix.md has every reason</text>\n",
-		SVG_MARGIN, y, ref ? ref->name : "?");
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">tooltips on mismatches and on the cells that differ from %s (their reasons cut at %d bytes); docs/matrix.md has every reason</text>\n",
+		SVG_MARGIN, y, ref ? ref->name : "?", SVG_REASON_MAX);
 	if (r->nr_not_run) {
 		y += SVG_LINE;
 		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">not run:", SVG_MARGIN, y);
