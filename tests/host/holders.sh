@@ -152,8 +152,22 @@ rule "mainline btrfs-*-fsync: the fsync fails, disk OLD, btrfs-refused" \
 rule "mainline btrfs: fsync fails exactly after fsync, pageout, drop-caches, defrag, FICLONE" \
 	'if .source == "6.12" and .fs == "btrfs" then .expect.fsync_fails ==
 		(.event | IN("fsync", "pageout", "drop-caches", "defrag", "ficlone")) else null end'
-rule "no fsync fails on 6.1, nor on ext4 and xfs" \
-	'if .source == "6.1" or .fs != "btrfs" then .expect.fsync_fails | not else null end'
+rule "no fsync fails on 6.1 or 7.3, nor on ext4 and xfs" \
+	'if .source != "6.12" or .fs != "btrfs" then .expect.fsync_fails | not else null end'
+# btrfs on 7.3: btrfs_data_dirty_folio() marks the page for the writepage
+# fixup, which makes it delalloc: nothing refused, the write reaches the disk.
+rule "latest (7.3) btrfs: no btrfs-refused; disk NEW unless the page left the file (punch, truncate: ZEROS)" \
+	'if .source == "7.3" and .fs == "btrfs" then .expect.report == "none" and
+		.expect.disk == (if .event | IN("punch", "truncate") then "ZEROS" else "NEW" end) else null end'
+rule "latest (7.3) btrfs FICLONE: the file NEW, the clone OLD (COW)" \
+	'if .source == "7.3" and .fs == "btrfs" and .event == "ficlone" then
+		.expect.disk == "NEW" and .expect.clone == "OLD" else null end'
+rule "7.3 ext4-*-pageout and -move-ext-orig (all pin; the orig gets buffers back): disk NEW, no report" \
+	'if .source == "7.3" and .fs == "ext4" and (.event | IN("pageout", "move-ext-orig")) then
+		.expect.disk == "NEW" and .expect.report == "none" else null end'
+rule "a 7.3 reason cites 7.3 alone, a 6.1 or 6.12 one never 7.3" \
+	'if .source == "7.3" then (.expect.reason | test("\\b6\\.12? [a-z]") | not) and
+		(.expect.reason | test("7\\.3 [a-z]")) else (.expect.reason | test("7\\.3 ") | not) end'
 # The events that take the page out of the file (guide section 5).
 rule "punch and truncate: ZEROS; collapse on ext4 and xfs: NEXT; SWAPEXT: TMP" \
 	'if .event | IN("punch", "truncate") then .expect.disk == "ZEROS"

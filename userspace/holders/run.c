@@ -655,8 +655,7 @@ static bool runs_not_under(const char *policy, void *ctx)
 static json_t *holders_none_json(const struct holders_kernel *k, const struct holders_cell *c)
 {
 	struct none_ctx n = { .c = c, .k = *k };
-	bool skip = measured_any_policy(k->v612 ? POLICY_KERNEL_612 : POLICY_KERNEL_61,
-					runs_not_under, &n);
+	bool skip = measured_any_policy(k->kernel, runs_not_under, &n);
 
 	return json_pack("{s:n, s:b, s:b, s:s}", "expect", "measured_only", 1, "run", !skip,
 			 "reason", skip ? n.why : MEASURED_ONLY);
@@ -695,12 +694,8 @@ static int holders_cells(int argc, char **argv)
 	if (!measured_policy_ok(o.policy))
 		return usage_error("holders cells", "unknown policy '%s': give one of: %s, or %s",
 				   o.policy, policy_names(), POLICY_NONE);
-	if (o.source == 2) {
-		fprintf(stderr, "gupctl holders cells: no model of 7.3 yet: %s\n",
-			HOLDERS_NO_MODEL_73);
-		return GUPCTL_EXIT_NO_MODEL;
-	}
-	k = (struct holders_kernel){ o.policy, o.ext4 == 1, o.source == 1 };
+	k = (struct holders_kernel){ o.policy, o.ext4 == 1,
+				     policy_kernel_of_source(source_choices[o.source]) };
 	for (c.fs = 0; c.fs < HOLDERS_FS_COUNT; c.fs++)
 		for (c.holder = 0; c.holder < HOLDERS_HOLDER_COUNT; c.holder++)
 			for (c.event = 0; c.event < HOLDERS_EV_COUNT; c.event++) {

@@ -4,8 +4,11 @@
  * across a file-system event (model/holders.h).  Every rule below is
  * derived in docs/filesystems-guide.md, sections 2, 3, 5 and 6; the
  * reasons cite the lines that decide, "6.1" for Debian's 6.1.192 (stock,
- * and every 6.1 flavour outside mm/gup.c, mm/mmap.c, include/linux/mm.h)
- * and "6.12" for Debian's 6.12.118 (mainline).
+ * and every 6.1 flavour outside mm/gup.c, mm/mmap.c, include/linux/mm.h),
+ * "6.12" for Debian's 6.12.118 (mainline) and "7.3" for Debian's 7.3.4
+ * (latest).  A 6.1 or 6.12 reason names both of those versions, as the
+ * published pages always did; a 7.3 reason names 7.3 alone: its code was
+ * read anew (move_extent.c rewritten, btrfs' dirty_folio fixup).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -67,6 +70,12 @@ bool holders_cell_quick(const struct holders_cell *c)
 static void say(struct holders_expectation *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The words for @k's kernel: @old on 6.1 and 6.12, @v73 on 7.3. */
+static const char *on(const struct holders_kernel *k, const char *old, const char *v73)
+{
+	return k->kernel == POLICY_KERNEL_73 ? v73 : old;
+}
+
 /* Append to @e's reason. */
 static void say(struct holders_expectation *e, const char *fmt, ...)
 {
@@ -89,7 +98,11 @@ static bool holder_refused(const struct holders_kernel *k, const struct holders_
 {
 	bool via_iter = c->holder != HOLDERS_PVW;
 
-	if (via_iter && k->v612)
+	if (via_iter && k->kernel == POLICY_KERNEL_73)
+		say(e, "the read pins with pin_user_pages_fast() and FOLL_WRITE, not FOLL_LONGTERM "
+		    "(7.3 lib/iov_iter.c:1754-1780), which writable_file_mapping_allowed() "
+		    "allows (7.3 mm/gup.c:1182-1198); ");
+	else if (via_iter && k->kernel == POLICY_KERNEL_612)
 		say(e, "the read pins with pin_user_pages_fast() and FOLL_WRITE, not FOLL_LONGTERM "
 		    "(6.12 lib/iov_iter.c:1796-1821), which writable_file_mapping_allowed() "
 		    "allows (6.12 mm/gup.c:1252-1267); ");
@@ -97,9 +110,11 @@ static bool holder_refused(const struct holders_kernel *k, const struct holders_
 		say(e, "the read takes get_user_pages_fast() with FOLL_WRITE (6.1 "
 		    "lib/iov_iter.c:1449-1460), a reference, not a pin; ");
 	else
-		say(e, "process_vm_writev() pins with pin_user_pages_remote() and FOLL_WRITE, not "
-		    "FOLL_LONGTERM (6.1 mm/process_vm_access.c:91-111, 6.12 "
-		    "mm/process_vm_access.c:92-112); ");
+		say(e, "%s", on(k, "process_vm_writev() pins with pin_user_pages_remote() and "
+				"FOLL_WRITE, not FOLL_LONGTERM (6.1 mm/process_vm_access.c:91-111, "
+				"6.12 mm/process_vm_access.c:92-112); ",
+				"process_vm_writev() pins with pin_user_pages_remote() and "
+				"FOLL_WRITE, not FOLL_LONGTERM (7.3 mm/process_vm_access.c:92-110); "));
 
 	if (!strcmp(k->policy, "v1") && via_iter) {
 		say(e, "gup-v1 refuses it: the untouched page takes GUP's slow path, whose "
@@ -127,7 +142,8 @@ static bool holder_refused(const struct holders_kernel *k, const struct holders_
  * also the outcome of an event that takes the page out of the file, so
  * that the holder's write lands in a page no longer in it ("dropped").
  */
-static enum holders_data event_leaves(const struct holders_cell *c, bool *dropped,
+static enum holders_data event_leaves(const struct holders_kernel *k,
+				      const struct holders_cell *c, bool *dropped,
 				      struct holders_expectation *e)
 {
 	*dropped = true;
@@ -137,33 +153,38 @@ static enum holders_data event_leaves(const struct holders_cell *c, bool *droppe
 		return HOLDERS_DATA_ZEROS;
 	case HOLDERS_EV_SWAPEXT:
 		say(e, "XFS_IOC_SWAPEXT's xfs_swap_extent_flush() writes back and truncates the "
-		    "whole page cache of both files first (6.1 fs/xfs/xfs_bmap_util.c:1367-1381, "
-		    "6.12 fs/xfs/xfs_bmap_util.c:1215-1229): the pinned page leaves the file, "
-		    "which gets the other file's blocks; ");
+		    "whole page cache of both files first (%s): the pinned page leaves the file, "
+		    "which gets the other file's blocks; ",
+		    on(k, "6.1 fs/xfs/xfs_bmap_util.c:1367-1381, 6.12 fs/xfs/xfs_bmap_util.c:1215-1229",
+		       "7.3 fs/xfs/xfs_bmap_util.c:1255-1269"));
 		return HOLDERS_DATA_TMP;
 	case HOLDERS_EV_PUNCH:
 		say(e, "the punch truncates the range's page cache after writeback with "
-		    "truncate_inode_folio() (6.1 mm/truncate.c:172-197, 6.12 "
-		    "mm/truncate.c:155-180), whatever its references; ");
+		    "truncate_inode_folio() (%s), whatever its references; ",
+		    on(k, "6.1 mm/truncate.c:172-197, 6.12 mm/truncate.c:155-180",
+		       "7.3 mm/truncate.c:170-178"));
 		return HOLDERS_DATA_ZEROS;
 	case HOLDERS_EV_TRUNCATE:
-		say(e, "truncate_pagecache() (6.1 mm/truncate.c:761-778, 6.12 "
-		    "mm/truncate.c:737-754) removes the pinned page; the re-extended range "
-		    "is a hole; ");
+		say(e, "truncate_pagecache() (%s) removes the pinned page; the re-extended range "
+		    "is a hole; ", on(k, "6.1 mm/truncate.c:761-778, 6.12 mm/truncate.c:737-754",
+				      "7.3 mm/truncate.c:785-802"));
 		return HOLDERS_DATA_ZEROS;
 	case HOLDERS_EV_COLLAPSE:
 		if (c->fs == HOLDERS_FS_BTRFS) {
 			*dropped = false;
 			e->event_fails = true;
 			say(e, "btrfs has no collapse: btrfs_fallocate() returns EOPNOTSUPP for "
-			    "FALLOC_FL_COLLAPSE_RANGE (6.1 fs/btrfs/file.c:3070-3072, "
-			    "6.12 fs/btrfs/file.c:3114-3116), nothing else happens; ");
+			    "FALLOC_FL_COLLAPSE_RANGE (%s), nothing else happens; ",
+			    on(k, "6.1 fs/btrfs/file.c:3070-3072, 6.12 fs/btrfs/file.c:3114-3116",
+			       "7.3 fs/btrfs/file.c:3099-3101"));
 			return HOLDERS_DATA_OLD;
 		}
-		say(e, "the collapse truncates the page cache from the range on (ext4: "
-		    "truncate_pagecache() at 6.1 fs/ext4/extents.c:5433; xfs: "
-		    "xfs_flush_unmap_range() at 6.1 fs/xfs/xfs_bmap_util.c:1084-1092) and "
-		    "shifts the next page's blocks to the offset; ");
+		say(e, "the collapse truncates the page cache from the range on (%s) and "
+		    "shifts the next page's blocks to the offset; ",
+		    on(k, "ext4: truncate_pagecache() at 6.1 fs/ext4/extents.c:5433; xfs: "
+		       "xfs_flush_unmap_range() at 6.1 fs/xfs/xfs_bmap_util.c:1084-1092",
+		       "ext4: truncate_pagecache() at 7.3 fs/ext4/extents.c:5680; xfs: "
+		       "xfs_flush_unmap_range() at 7.3 fs/xfs/xfs_bmap_util.c:975-983"));
 		return HOLDERS_DATA_NEXT;
 	case HOLDERS_EV_FICLONE:
 		if (c->fs == HOLDERS_FS_EXT4) {
@@ -185,9 +206,54 @@ static bool event_writes_back(const struct holders_cell *c)
 	       !(c->event == HOLDERS_EV_FICLONE && c->fs == HOLDERS_FS_EXT4);
 }
 
+/*
+ * 7.3's ext4: mext_move_extent() (move_extent.c, rewritten around folios)
+ * still frees the buffers of both clean folios whatever their references;
+ * the orig folio gets new ones, the donor's stays without.
+ */
+static void expect_ext4_73(const struct holders_cell *c, struct holders_expectation *e)
+{
+	if (c->event == HOLDERS_EV_MOVE_EXT_DONOR) {
+		say(e, "EXT4_IOC_MOVE_EXT's mext_move_extent() calls filemap_release_folio() on "
+		    "the orig's and the donor's clean folios, which frees their buffers whatever "
+		    "their references (7.3 fs/ext4/move_extent.c:350-351), and "
+		    "ext4_ext_mark_unwritten() marks the donor's new extent (7.3 "
+		    "fs/ext4/extents.c:6014-6015); only the orig folio gets buffers back; the "
+		    "release dirties a page without buffers: WARNING in ext4_dirty_folio() (7.3 "
+		    "fs/ext4/inode.c:3937), and writeback's ext4_warning_inode() says it does "
+		    "not have buffers attached and clears its dirty bit (7.3 "
+		    "fs/ext4/inode.c:2707-2711)");
+		e->report = HOLDERS_REPORT_EXT4_LOST;
+		e->disk = HOLDERS_DATA_ZEROS;
+		return;
+	}
+	if (c->event == HOLDERS_EV_MOVE_EXT_ORIG) {
+		say(e, "MOVE_EXT frees the orig folio's buffers with filemap_release_folio() "
+		    "(7.3 fs/ext4/move_extent.c:350-351), then mext_folio_mkwrite() gives it new "
+		    "ones with create_empty_buffers(), maps them with ext4_get_block() and "
+		    "dirties them with block_commit_write() (7.3 fs/ext4/move_extent.c:263-291): "
+		    "the page has buffers when the release dirties it, and writeback writes it");
+		e->disk = HOLDERS_DATA_NEW;
+		return;
+	}
+	if (c->event == HOLDERS_EV_PAGEOUT)
+		say(e, "reclaim skips the page after unmapping it, as folio_maybe_dma_pinned() "
+		    "(7.3 mm/vmscan.c:1365): its buffers stay; ");
+	else if (c->event == HOLDERS_EV_DROP_CACHES)
+		say(e, "drop_caches' mapping_evict_folio() refuses a folio with an extra "
+		    "reference before releasing anything (7.3 mm/truncate.c:327-342); ");
+	say(e, "ext4_page_mkwrite() attached buffers at the pin (7.3 fs/ext4/inode.c:6893) "
+	    "and they are still there: writeback writes the re-dirtied page");
+	e->disk = HOLDERS_DATA_NEW;
+}
+
 static void expect_ext4(const struct holders_kernel *k, const struct holders_cell *c,
 			bool foll_get, struct holders_expectation *e)
 {
+	if (k->kernel == POLICY_KERNEL_73) {
+		expect_ext4_73(c, e);
+		return;
+	}
 	if (c->event == HOLDERS_EV_MOVE_EXT_DONOR) {
 		say(e, "EXT4_IOC_MOVE_EXT calls filemap_release_folio() on the donor's clean "
 		    "page, which frees its buffers whatever its references (6.1 "
@@ -218,7 +284,7 @@ static void expect_ext4(const struct holders_kernel *k, const struct holders_cel
 	if (c->event == HOLDERS_EV_PAGEOUT)
 		say(e, "reclaim skips the page after unmapping it, as folio_maybe_dma_pinned() "
 		    "(%s): its buffers stay; ",
-		    k->v612 ? "6.12 mm/vmscan.c:1343" : "6.1 mm/vmscan.c:1904");
+		    k->kernel == POLICY_KERNEL_612 ? "6.12 mm/vmscan.c:1343" : "6.1 mm/vmscan.c:1904");
 	else if (c->event == HOLDERS_EV_DROP_CACHES)
 		say(e, "drop_caches' mapping_evict_folio() refuses a folio with an extra "
 		    "reference before releasing anything (6.1 mm/truncate.c:294-307, 6.12 "
@@ -232,18 +298,21 @@ static void expect_ext4(const struct holders_kernel *k, const struct holders_cel
 	e->disk = HOLDERS_DATA_NEW;
 }
 
-static void expect_xfs(const struct holders_cell *c, struct holders_expectation *e)
+static void expect_xfs(const struct holders_kernel *k, const struct holders_cell *c,
+		       struct holders_expectation *e)
 {
 	say(e, "xfs/iomap writeback needs no per-page state with one block per folio and "
 	    "writes a dirty page over a real extent in place: xfs_bmbt_to_iomap() of the "
-	    "data fork's extent (6.1 fs/xfs/xfs_aops.c:337, 6.12 fs/xfs/xfs_aops.c:349)");
+	    "data fork's extent (%s)", on(k, "6.1 fs/xfs/xfs_aops.c:337, 6.12 fs/xfs/xfs_aops.c:349",
+					  "7.3 fs/xfs/xfs_aops.c:269"));
 	e->disk = HOLDERS_DATA_NEW;
 	if (c->event == HOLDERS_EV_FICLONE) {
 		say(e, ", after FICLONE shared it: no page_mkwrite ran since to reserve a "
 		    "COW-fork extent, so xfs_map_blocks() finds none though "
-		    "xfs_inode_has_cow_data() (6.1 fs/xfs/xfs_aops.c:284-337, 6.12 "
-		    "fs/xfs/xfs_aops.c:296-349) and writeback overwrites the block the clone "
-		    "shares: the clone reads NEW");
+		    "xfs_inode_has_cow_data() (%s) and writeback overwrites the block the clone "
+		    "shares: the clone reads NEW",
+		    on(k, "6.1 fs/xfs/xfs_aops.c:284-337, 6.12 fs/xfs/xfs_aops.c:296-349",
+		       "7.3 fs/xfs/xfs_aops.c:216-269"));
 		e->clone = HOLDERS_DATA_NEW;
 	}
 }
@@ -253,12 +322,34 @@ static void expect_btrfs(const struct holders_kernel *k, const struct holders_ce
 {
 	if (!event_writes_back(c)) {
 		say(e, "no writeback met the page while held: the delalloc "
-		    "btrfs_reset_extent_delalloc() set at the pin (6.1 fs/btrfs/inode.c:8802, "
-		    "6.12 fs/btrfs/file.c:1972) is still there, and the fsync writes the page");
+		    "btrfs_reset_extent_delalloc() set at the pin (%s) is still there, and the "
+		    "fsync writes the page",
+		    on(k, "6.1 fs/btrfs/inode.c:8802, 6.12 fs/btrfs/file.c:1972",
+		       "7.3 fs/btrfs/file.c:1928"));
 		e->disk = HOLDERS_DATA_NEW;
 		return;
 	}
-	if (k->v612) {
+	if (k->kernel == POLICY_KERNEL_73) {
+		say(e, "the event's writeback left the page clean; the release dirties it behind "
+		    "btrfs' back through btrfs_data_dirty_folio() (7.3 "
+		    "fs/btrfs/inode.c:10803-10817), whose btrfs_folio_set_fixup_dirty() marks a "
+		    "clean folio with folio_set_fixup_pending() (7.3 fs/btrfs/subpage.c:561-564); "
+		    "writeback's writepage_fixup() submits none of "
+		    "its blocks, queues btrfs_queue_writepage_fixup() and redirties it (7.3 "
+		    "fs/btrfs/extent_io.c:1558-1577), whose worker reserves space and makes it "
+		    "delalloc with btrfs_set_extent_delalloc() (7.3 fs/btrfs/inode.c:2935-2941); "
+		    "a later writeback writes it, at the latest the unmount's, whose close_ctree() "
+		    "runs flush_workqueue() on the fixup workers (7.3 fs/btrfs/disk-io.c:4396), then "
+		    "btrfs_start_delalloc_roots() (7.3 fs/btrfs/disk-io.c:4410-4411): no error, no report (the fsync may return "
+		    "before the page is on disk: not measured here)");
+		e->disk = HOLDERS_DATA_NEW;
+		if (c->event == HOLDERS_EV_FICLONE) {
+			say(e, "; COW gives the file a new extent, the clone keeps the old one");
+			e->clone = HOLDERS_DATA_OLD;
+		}
+		return;
+	}
+	if (k->kernel == POLICY_KERNEL_612) {
 		say(e, "the event's writeback left the page clean and not ordered; the release "
 		    "dirties it behind btrfs' back, and since the COW fixup's removal (stable "
 		    "6.12.97) writeback refuses a folio that is not folio_test_ordered(): "
@@ -287,7 +378,9 @@ static void expect_btrfs(const struct holders_kernel *k, const struct holders_ce
 int holders_expect(const struct holders_kernel *k, const struct holders_cell *c,
 		   struct holders_expectation *e)
 {
-	static const char * const policies[] = { "stock", "v1", "v7", "v9", "mainline" };
+	static const char * const policies[] = {
+		"stock", "v1", "v7", "v9", "mainline", "latest"
+	};
 	enum holders_data left;
 	bool known = false, dropped, foll_get;
 	size_t i;
@@ -295,13 +388,13 @@ int holders_expect(const struct holders_kernel *k, const struct holders_cell *c,
 	memset(e, 0, sizeof(*e));
 	for (i = 0; i < ARRAY_SIZE(policies); i++)
 		known |= !strcmp(k->policy, policies[i]);
-	if (!known || !holders_cell_valid(c))
+	if (!known || !holders_cell_valid(c) || k->kernel >= POLICY_KERNEL_COUNT)
 		return -EINVAL;
 	e->run = true;
 	/* On 6.1 the iov_iter holders take a reference, not a pin. */
-	foll_get = !k->v612 && c->holder != HOLDERS_PVW;
+	foll_get = k->kernel == POLICY_KERNEL_61 && c->holder != HOLDERS_PVW;
 
-	left = event_leaves(c, &dropped, e);
+	left = event_leaves(k, c, &dropped, e);
 	if (c->event == HOLDERS_EV_FICLONE && c->fs != HOLDERS_FS_EXT4)
 		e->clone = HOLDERS_DATA_OLD;
 	if (holder_refused(k, c, e)) {
@@ -319,7 +412,7 @@ int holders_expect(const struct holders_kernel *k, const struct holders_cell *c,
 		expect_ext4(k, c, foll_get, e);
 		break;
 	case HOLDERS_FS_XFS:
-		expect_xfs(c, e);
+		expect_xfs(k, c, e);
 		break;
 	default:
 		expect_btrfs(k, c, e);

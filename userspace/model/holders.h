@@ -14,6 +14,8 @@
 
 #include <stdbool.h>
 
+#include "model/policy.h"
+
 enum holders_fs {
 	HOLDERS_FS_EXT4,
 	HOLDERS_FS_XFS,
@@ -66,16 +68,10 @@ enum holders_report {
 };
 
 /* The kernel the cell runs on: patches/flavours' columns. */
-/*
- * Why the holders have no 7.3 model yet: the code their events run
- * through changed there (read in 7.3.4, not yet derived cell by cell).
- */
-#define HOLDERS_NO_MODEL_73 "the cells are derived from 6.1's and 6.12's code (model/holders.c); 7.3 rewrote ext4's move_extent.c around folios (filemap_release_folio() on the donor), brought back a btrfs writepage fixup for pinned folios (btrfs_queue_writepage_fixup()) and handles pinned folios in ext4's data=journal mode: its cells are not run until they are derived from that code"
-
 struct holders_kernel {
-	const char *policy;	/* stock, v1, v7, v9, mainline */
+	const char *policy;	/* stock, v1, v7, v9, mainline, latest */
 	bool ext4_bug;		/* the ext4 column says bug (ext4-2018) */
-	bool v612;		/* source 6.12 (else 6.1) */
+	enum policy_kernel kernel;	/* the source column: 6.1, 6.12 or 7.3 */
 };
 
 struct holders_cell {
