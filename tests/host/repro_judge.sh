@@ -219,6 +219,17 @@ facts "$TMP/bw1.json" btrfs:writeback:get+write yes 12 evict-read new new new 0
 judge "stock btrfs:writeback:get+write: clean, host reads NEW (the fixup)" \
 	0 'no loss (host reads NEW)' true -- "${STOCK[@]}" "${BW[@]}" --guest-json "$TMP/bw1.json" \
 	--console "$TMP/clean.console" --reports "$TMP/clean.reports" --host-read "$TMP/new"
+# 7.3 (latest): btrfs_data_dirty_folio() marks the clean page for the
+# writepage fixup, which makes it delalloc: clean, the host reads NEW.
+LATEST=(--flavour latest --policy latest --ext4 warn --source 7.3)
+judge "latest btrfs:writeback:get+write: clean, host reads NEW (7.3's writepage fixup)" \
+	0 'no loss (host reads NEW)' true -- "${LATEST[@]}" "${BW[@]}" --guest-json "$TMP/bw1.json" \
+	--console "$TMP/clean.console" --reports "$TMP/clean.reports" --host-read "$TMP/new"
+tap_like "$(field .expected.reason)" '7\.3 fs/btrfs/inode\.c:10803-10817.*7\.3 fs/btrfs/extent_io\.c:1558-1577' \
+	"... the reason cites 7.3's btrfs_data_dirty_folio() and writepage_fixup()"
+judge "... 6.12's refusal (the error line, fsync EUCLEAN, OLD) on latest: MISMATCH" \
+	1 'BTRFS error + data lost (host reads OLD, fsync EUCLEAN)' false -- "${LATEST[@]}" \
+	"${BW[@]}" --host-read "$TMP/old"
 
 # xfs skips a dirty page over a hole without a word: the guest's cache
 # says NEW, the disk zeros.
@@ -380,6 +391,32 @@ tap_is "$("$GUPCTL" repro cells | jq -c '[length, ([.[] | select(.fs == "ext4")]
 tap_is "$("$GUPCTL" repro cells --quick --policy mainline --ext4 warn | jq -r '.[5:] | map(.label) | join(" ")')" \
 	'xfs:swapext:get+write btrfs:writeback:get+write' \
 	"cells --quick on a 6.12 policy: and one xfs and one btrfs cell"
+tap_is "$("$GUPCTL" repro cells --quick --policy latest --ext4 warn | jq -r '.[5:] | map(.label) | join(" ")')" \
+	'xfs:swapext:get+write btrfs:writeback:get+write' \
+	"cells --quick on a 7.3 policy: the same xfs and btrfs twins"
+# 7.3 against 6.12, cell by cell (model/repro.c): btrfs' every cell is
+# "no loss" (the writepage fixup), ext4's and xfs' the outcome 6.12 has
+# (the routes' code differs in lines, not in what it does to the page);
+# and a 7.3 reason cites 7.3 alone.
+differ=() bad73=() n=0
+while IFS=$'\t' read -r fs args; do
+	eval "cargs=($args)"
+	n=$((n + 1))
+	m=$("$GUPCTL" repro ext4-2018 --expect --policy mainline --ext4 warn "${cargs[@]}")
+	l=$("$GUPCTL" repro ext4-2018 --expect --policy latest --ext4 warn "${cargs[@]}")
+	mo=${m%% because *} lo=${l%% because *}
+	if [ "$fs" = btrfs ]; then
+		case $mo in *'blocked'*) want=$mo ;; *) want='repro-expect: no loss (host reads NEW)' ;; esac
+	else
+		want=$mo
+	fi
+	[ "$lo" = "$want" ] || differ+=("$fs ${cargs[*]}: $lo, want $want")
+	! grep -qE '\b6\.12? [a-z]' <<<"${l#* because }" || bad73+=("$fs ${cargs[*]}")
+done < <("$GUPCTL" repro cells | jq -r '.[] | [.fs, (.args | @sh)] | @tsv')
+tap_is "$n" 105 "latest's expectations: every cell compared"
+none_bad "latest's expectations: btrfs no loss where pinned, ext4 and xfs mainline's outcomes" \
+	differ "${differ[@]}"
+none_bad "latest's reasons cite no 6.1 or 6.12 line" cite "${bad73[@]}"
 tap_is "$("$GUPCTL" repro cells | jq -r '[.[] | select(.fs != "ext4") | .args[0:2] | join(" ")] | unique | join(", ")')" \
 	'--fs btrfs, --fs xfs' "an xfs or btrfs cell's arguments name its --fs"
 # Given the columns, a cell boots alone exactly when its expectation is a

@@ -6,12 +6,15 @@
  * (Debian linux-source-6.1 6.1.192-3) as the stock and gup-v1 trees have
  * them, gup-v7's and gup-v9's where their series move mm/gup.c, ext4-2018's
  * (ext4=bug: cc5095747edf reverted moves fs/ext4/inode.c), or 6.12.118's
- * for a policy of 6.12; the BUG's line comes from the flavour's tree too
- * (--bug-site).  The code they cite is the same in all of them:
- * cc5095747edf's warning is still 6.12's.  The xfs and btrfs reasons
- * cite both versions, "6.1 F:L" and "6.12 F:L" (docs/filesystems-guide.md,
- * sections 1, 2 and 8, derives each): their code is the same in every 6.1
- * flavour, and differs between 6.1 and 6.12 where btrfs' does.
+ * for a policy of 6.12, 7.3.4's for latest; the BUG's line comes from
+ * the flavour's tree too (--bug-site).  The code they cite is the same in
+ * all of them: cc5095747edf's warning is still 7.3's, and 7.3's rewritten
+ * move_extent.c still frees a pinned donor's buffers.  The xfs and btrfs
+ * reasons of a 6.1 or 6.12 policy cite both versions, "6.1 F:L" and
+ * "6.12 F:L" (docs/filesystems-guide.md, sections 1, 2 and 8, derives
+ * each): their code is the same in every 6.1 flavour, and differs between
+ * 6.1 and 6.12 where btrfs' does; a 7.3 policy's cite "7.3 F:L" alone
+ * (7.3's btrfs fixes a page dirtied behind its back up again).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -39,6 +42,7 @@ struct repro_cites {
 	const char *no_buffers_warn;	/* mpage_prepare_extent_to_map()'s warning */
 	const char *mark_unwritten;	/* ext4_swap_extents()'s unwritten donor */
 	const char *hole_read;		/* ext4_mpage_readpages()' first_hole branch */
+	const char *move_fn;		/* the MOVE_EXT function that releases */
 };
 
 static const struct repro_cites repro_cites_61 = {
@@ -47,7 +51,7 @@ static const struct repro_cites repro_cites_61 = {
 	"fs/ext4/readpage.c:225", "fs/ext4/readpage.c:399", "mm/gup.c:323",
 	"mm/page-writeback.c:2788", "fs/ext4/inode.c:3664",
 	"fs/ext4/inode.c:2671-2672", "fs/ext4/extents.c:5827-5828",
-	"fs/ext4/readpage.c:340-349",
+	"fs/ext4/readpage.c:340-349", "move_extent_per_page()",
 };
 
 /* gup-v7 and gup-v9: the series move mm/gup.c, nothing else cited here */
@@ -57,7 +61,7 @@ static const struct repro_cites repro_cites_v7 = {
 	"fs/ext4/readpage.c:225", "fs/ext4/readpage.c:399", "mm/gup.c:381",
 	"mm/page-writeback.c:2788", "fs/ext4/inode.c:3664",
 	"fs/ext4/inode.c:2671-2672", "fs/ext4/extents.c:5827-5828",
-	"fs/ext4/readpage.c:340-349",
+	"fs/ext4/readpage.c:340-349", "move_extent_per_page()",
 };
 
 static const struct repro_cites repro_cites_v9 = {
@@ -66,7 +70,7 @@ static const struct repro_cites repro_cites_v9 = {
 	"fs/ext4/readpage.c:225", "fs/ext4/readpage.c:399", "mm/gup.c:324",
 	"mm/page-writeback.c:2788", "fs/ext4/inode.c:3664",
 	"fs/ext4/inode.c:2671-2672", "fs/ext4/extents.c:5827-5828",
-	"fs/ext4/readpage.c:340-349",
+	"fs/ext4/readpage.c:340-349", "move_extent_per_page()",
 };
 
 /*
@@ -79,7 +83,7 @@ static const struct repro_cites repro_cites_ext4_2018 = {
 	"fs/ext4/readpage.c:225", "fs/ext4/readpage.c:399", "mm/gup.c:323",
 	"mm/page-writeback.c:2788", "fs/ext4/inode.c:3639",
 	"(none: cc5095747edf reverted)", "fs/ext4/extents.c:5827-5828",
-	"fs/ext4/readpage.c:340-349",
+	"fs/ext4/readpage.c:340-349", "move_extent_per_page()",
 };
 
 static const struct repro_cites repro_cites_612 = {
@@ -88,7 +92,20 @@ static const struct repro_cites repro_cites_612 = {
 	"fs/ext4/readpage.c:211", "fs/ext4/readpage.c:382", "mm/gup.c:290",
 	"mm/page-writeback.c:2930", "fs/ext4/inode.c:3587",
 	"fs/ext4/inode.c:2526-2527", "fs/ext4/extents.c:5711-5712",
-	"fs/ext4/readpage.c:324-332",
+	"fs/ext4/readpage.c:324-332", "move_extent_per_page()",
+};
+
+/*
+ * 7.3.4: move_extent.c rewritten around folios (mext_move_extent()
+ * releases both folios), set_page_dirty_lock() moved to folio-compat.c.
+ */
+static const struct repro_cites repro_cites_73 = {
+	"fs/ext4/move_extent.c:350-351", "fs/ext4/inode.c:3425", "fs/buffer.c:2804",
+	"fs/buffer.c:2728", "fs/ext4/inode.c:6893", "fs/ext4/inode.c:6932-6933",
+	"fs/ext4/readpage.c:137", "fs/ext4/readpage.c:310", "mm/gup.c:284",
+	"mm/folio-compat.c:51", "fs/ext4/inode.c:3937",
+	"fs/ext4/inode.c:2707-2708", "fs/ext4/extents.c:6014-6015",
+	"fs/ext4/readpage.c:254-262", "mext_move_extent()",
 };
 
 /* The citations of the kernel source the policy's code is from. */
@@ -98,6 +115,8 @@ static const struct repro_cites *repro_cites_for(const char *policy)
 
 	if (src && !strcmp(src, "6.12"))
 		return &repro_cites_612;
+	if (src && !strcmp(src, "7.3"))
+		return &repro_cites_73;
 	if (!strcmp(policy, "v7"))
 		return &repro_cites_v7;
 	if (!strcmp(policy, "v9"))
@@ -172,11 +191,11 @@ static bool repro_buffers_at_unpin(const struct repro_cell *c,
 	if (c->route == REPRO_ROUTE_MOVE_EXT) {
 		snprintf(why, size,
 			 "ext4_page_mkwrite() attached buffers, fsync cleaned them, then "
-			 "EXT4_IOC_MOVE_EXT's move_extent_per_page() called filemap_release_folio() "
+			 "EXT4_IOC_MOVE_EXT's %s called filemap_release_folio() "
 			 "on the pinned donor page (%s): ext4_release_folio() (%s) -> "
 			 "try_to_free_buffers() (%s) checks buffer_busy() (%s), never the page's "
-			 "references", k->move_release, k->release_folio, k->free_buffers,
-			 k->buffer_busy);
+			 "references", k->move_fn, k->move_release, k->release_folio,
+			 k->free_buffers, k->buffer_busy);
 		return false;
 	}
 	if (c->flags & GUP_PIN_FLAG_WRITE) {
@@ -292,42 +311,59 @@ static const char xfs_writeback[] =
 	"6.12 fs/iomap/buffered-io.c:687); fsync's iomap_writepage_map() asks "
 	"xfs_map_blocks() for the page's blocks";
 
+/* The same on 7.3.4, whose iomap writeback moved to ->writeback_range. */
+static const char xfs_writeback_73[] =
+	"the dirty release needs no per-page state: xfs' ->dirty_folio is "
+	"iomap_dirty_folio (7.3 fs/xfs/xfs_aops.c:684), whose ifs_alloc() makes none "
+	"for one block per folio (7.3 fs/iomap/buffered-io.c:251-259); fsync's "
+	"xfs_writeback_range() asks xfs_map_blocks() for the page's blocks";
+
+/* One xfs or btrfs citation, as the kernel @v73 or not reads. */
+#define V73(v73, old, new) ((v73) ? (new) : (old))
+
 /*
  * xfs (iomap): writeback needs nothing from the page but its dirty bit
  * and looks its blocks up in the inode's extent tree (the guide's
  * section 2): a page over a real extent is written, one over a hole is
  * skipped without a word, one that left the file is nobody's.
  */
-static void repro_xfs(const struct repro_cell *c, const char *pin,
+static void repro_xfs(const struct repro_cell *c, bool v73, const char *pin,
 		      struct repro_expectation *e)
 {
 	bool write = c->flags & GUP_PIN_FLAG_WRITE;
+	const char *wb = V73(v73, xfs_writeback, xfs_writeback_73);
 
 	if (c->route == REPRO_ROUTE_SWAPEXT) {
 		snprintf(e->outcome, sizeof(e->outcome), REPRO_OUT_DROPPED, "OLD");
 		snprintf(e->reason, sizeof(e->reason),
 			 "%s; XFS_IOC_SWAPEXT's xfs_swap_extent_flush() writes back and "
-			 "truncate_pagecache_range()s both files (6.1 fs/xfs/xfs_bmap_util.c:1367-1381, "
-			 "6.12 fs/xfs/xfs_bmap_util.c:1215-1229), and truncate_inode_pages_range() "
+			 "truncate_pagecache_range()s both files (%s), and truncate_inode_pages_range() "
 			 "removes every locked folio, whatever its references, with "
-			 "delete_from_page_cache_batch() (6.1 mm/truncate.c:388-394, 6.12 "
-			 "mm/truncate.c:363-368): the held page leaves the file before the extents "
-			 "move; the write lands in a page of no file, whose dirty release finds no "
-			 "mapping: folio_mark_dirty() calls noop_dirty_folio() (6.1 "
-			 "mm/page-writeback.c:2774, 6.12 mm/page-writeback.c:2916); the file holds "
-			 "the other file's blocks, OLD, and the guest reads them too", pin);
+			 "delete_from_page_cache_batch() (%s): the held page leaves the file before "
+			 "the extents move; the write lands in a page of no file, whose dirty release "
+			 "finds no mapping: folio_mark_dirty() calls noop_dirty_folio() (%s); the "
+			 "file holds the other file's blocks, OLD, and the guest reads them too", pin,
+			 V73(v73, "6.1 fs/xfs/xfs_bmap_util.c:1367-1381, 6.12 "
+			     "fs/xfs/xfs_bmap_util.c:1215-1229", "7.3 fs/xfs/xfs_bmap_util.c:1255-1269"),
+			 V73(v73, "6.1 mm/truncate.c:388-394, 6.12 mm/truncate.c:363-368",
+			     "7.3 mm/truncate.c:402-409"),
+			 V73(v73, "6.1 mm/page-writeback.c:2774, 6.12 mm/page-writeback.c:2916",
+			     "7.3 mm/page-writeback.c:2793"));
 		return;
 	}
 	if (write && c->route == REPRO_ROUTE_HOLE) {
 		snprintf(e->outcome, sizeof(e->outcome), REPRO_OUT_NO_LOSS);
 		snprintf(e->reason, sizeof(e->reason),
-			 "%s; FOLL_WRITE: the write fault runs iomap_page_mkwrite() (6.1 "
-			 "fs/xfs/xfs_file.c:1365, 6.12 fs/xfs/xfs_file.c:1471), whose "
+			 "%s; FOLL_WRITE: the write fault runs iomap_page_mkwrite() (%s), whose "
 			 "xfs_buffered_write_iomap_begin() reserves a delalloc extent over the hole "
-			 "with xfs_bmapi_reserve_delalloc() (6.1 fs/xfs/xfs_iomap.c:1129, 6.12 "
-			 "fs/xfs/xfs_iomap.c:1171); %s, which finds the delalloc extent and "
-			 "allocates it (isnullstartblock(), 6.1 fs/xfs/xfs_aops.c:333-335, 6.12 "
-			 "fs/xfs/xfs_aops.c:345-347): the page is written", pin, xfs_writeback);
+			 "with xfs_bmapi_reserve_delalloc() (%s); %s, which finds the delalloc "
+			 "extent and allocates it (isnullstartblock(), %s): the page is written", pin,
+			 V73(v73, "6.1 fs/xfs/xfs_file.c:1365, 6.12 fs/xfs/xfs_file.c:1471",
+			     "7.3 fs/xfs/xfs_file.c:2024-2025"),
+			 V73(v73, "6.1 fs/xfs/xfs_iomap.c:1129, 6.12 fs/xfs/xfs_iomap.c:1171",
+			     "7.3 fs/xfs/xfs_iomap.c:2073-2075"), wb,
+			 V73(v73, "6.1 fs/xfs/xfs_aops.c:333-335, 6.12 fs/xfs/xfs_aops.c:345-347",
+			     "7.3 fs/xfs/xfs_aops.c:265-267"));
 		return;
 	}
 	if (c->route == REPRO_ROUTE_HOLE) {
@@ -335,30 +371,78 @@ static void repro_xfs(const struct repro_cell *c, const char *pin,
 		snprintf(e->reason, sizeof(e->reason),
 			 "%s; no FOLL_WRITE, no page_mkwrite: the file is sparse, the read fault "
 			 "zero-filled the page and nothing reserved a block; %s, which lands in a "
-			 "hole (HOLESTARTBLOCK: 6.1 fs/xfs/xfs_aops.c:314-319, 6.12 "
-			 "fs/xfs/xfs_aops.c:326-331), and iomap skips an IOMAP_HOLE range without "
-			 "a word (6.1 fs/iomap/buffered-io.c:1626-1627, 6.12 "
-			 "fs/iomap/buffered-io.c:1900-1901): the dirty bit is gone, nothing is "
+			 "hole (HOLESTARTBLOCK: %s), and iomap skips an IOMAP_HOLE range without "
+			 "a word (%s): the dirty bit is gone, nothing is "
 			 "written, fsync returns 0, no report; the guest's cache keeps NEW while "
-			 "the page stays", pin, xfs_writeback);
+			 "the page stays", pin, wb,
+			 V73(v73, "6.1 fs/xfs/xfs_aops.c:314-319, 6.12 fs/xfs/xfs_aops.c:326-331",
+			     "7.3 fs/xfs/xfs_aops.c:247-252"),
+			 V73(v73, "6.1 fs/iomap/buffered-io.c:1626-1627, 6.12 "
+			     "fs/iomap/buffered-io.c:1900-1901", "7.3 fs/iomap/ioend.c:232-233"));
 		return;
 	}
 	snprintf(e->outcome, sizeof(e->outcome), REPRO_OUT_NO_LOSS);
 	snprintf(e->reason, sizeof(e->reason),
-		 "%s; %s (6.1 fs/xfs/xfs_file.c:1365, 6.12 fs/xfs/xfs_file.c:1471); %s, which "
-		 "finds the file's real extent and maps it with xfs_bmbt_to_iomap() (6.1 "
-		 "fs/xfs/xfs_aops.c:337, 6.12 fs/xfs/xfs_aops.c:349): the page is written in "
-		 "place", pin,
+		 "%s; %s (%s); %s, which finds the file's real extent and maps it with "
+		 "xfs_bmbt_to_iomap() (%s): the page is written in place", pin,
 		 write ? "FOLL_WRITE: the write fault runs iomap_page_mkwrite()" :
 		 "no FOLL_WRITE, so no iomap_page_mkwrite()",
-		 xfs_writeback);
+		 V73(v73, "6.1 fs/xfs/xfs_file.c:1365, 6.12 fs/xfs/xfs_file.c:1471",
+		     "7.3 fs/xfs/xfs_file.c:2024-2025"), wb,
+		 V73(v73, "6.1 fs/xfs/xfs_aops.c:337, 6.12 fs/xfs/xfs_aops.c:349",
+		     "7.3 fs/xfs/xfs_aops.c:269"));
+}
+
+/*
+ * btrfs on 7.3: btrfs_data_dirty_folio() marks a clean folio dirtied
+ * without a reservation for the writepage fixup, whose worker makes it
+ * delalloc: every route's write reaches the disk.
+ */
+static void repro_btrfs_73(const struct repro_cell *c, const char *pin,
+			   struct repro_expectation *e)
+{
+	bool write = c->flags & GUP_PIN_FLAG_WRITE;
+	const char *before;
+
+	snprintf(e->outcome, sizeof(e->outcome), REPRO_OUT_NO_LOSS);
+	if (write && c->route != REPRO_ROUTE_WRITEBACK) {
+		snprintf(e->reason, sizeof(e->reason),
+			 "%s; FOLL_WRITE: the write fault runs btrfs_page_mkwrite() (7.3 "
+			 "fs/btrfs/file.c:1815), which sets delalloc with "
+			 "btrfs_reset_extent_delalloc() (7.3 fs/btrfs/file.c:1928); no writeback "
+			 "ran before the dirty release, so fsync's writeback finds the delalloc "
+			 "range and writes the page", pin);
+		return;
+	}
+	if (c->route == REPRO_ROUTE_WRITEBACK)
+		before = "btrfs_page_mkwrite() set delalloc (btrfs_reset_extent_delalloc(): 7.3 "
+			 "fs/btrfs/file.c:1928), and the fsync while held wrote the page: it is "
+			 "clean, its delalloc range spent";
+	else if (c->route == REPRO_ROUTE_HOLE)
+		before = "no FOLL_WRITE, no btrfs_page_mkwrite(): the page was zero-filled over "
+			 "a hole, clean, with no delalloc range";
+	else
+		before = "no FOLL_WRITE, no btrfs_page_mkwrite(): the page was read in, clean, "
+			 "with no delalloc range";
+	snprintf(e->reason, sizeof(e->reason),
+		 "%s; %s; the dirty release reaches btrfs_data_dirty_folio() (7.3 "
+		 "fs/btrfs/inode.c:10803-10817), whose btrfs_folio_set_fixup_dirty() marks the "
+		 "clean folio with folio_set_fixup_pending() (7.3 fs/btrfs/subpage.c:561-564); "
+		 "fsync's writepage_fixup() submits none of its blocks, queues "
+		 "btrfs_queue_writepage_fixup() and redirties it (7.3 "
+		 "fs/btrfs/extent_io.c:1558-1577), whose worker reserves space and makes it "
+		 "delalloc with btrfs_set_extent_delalloc() (7.3 fs/btrfs/inode.c:2935-2941); "
+		 "a later writeback writes it, at the latest the unmount's close_ctree(), which "
+		 "runs flush_workqueue() on the fixup workers (7.3 fs/btrfs/disk-io.c:4396), then "
+		 "btrfs_start_delalloc_roots() (7.3 fs/btrfs/disk-io.c:4410-4411): no error, no "
+		 "report, the host reads NEW; 6.12.118 refuses such a page instead", pin, before);
 }
 
 /*
  * btrfs: a dirty page writeback finds no delalloc for, and not Ordered,
  * was dirtied behind btrfs' back: 6.1's COW fixup makes it delalloc,
  * 6.12 (the fixup removed in stable 6.12.97) refuses it (the guide's
- * section 2).
+ * section 2), 7.3 fixes it up again (repro_btrfs_73()).
  */
 static void repro_btrfs(const struct repro_cell *c, bool v612, const char *pin,
 			struct repro_expectation *e)
@@ -427,6 +511,14 @@ static const char * const repro_fs_mmap[REPRO_FS_COUNT] = {
 			   "(6.1 fs/btrfs/file.c:2027, 6.12 fs/btrfs/file.c:2030)",
 };
 
+/* 7.3's: .mmap_prepare sets the vm_ops. */
+static const char * const repro_fs_mmap_73[REPRO_FS_COUNT] = {
+	[REPRO_FS_XFS] = "xfs_file_mmap_prepare() sets vm_ops with page_mkwrite "
+			 "(7.3 fs/xfs/xfs_file.c:2151)",
+	[REPRO_FS_BTRFS] = "btrfs_file_mmap_prepare() sets vm_ops with page_mkwrite "
+			   "(7.3 fs/btrfs/file.c:2004)",
+};
+
 int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
 		 const struct repro_cell *c, struct repro_expectation *e)
 {
@@ -443,6 +535,7 @@ int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
 	};
 	policy_fn gup = policy_lookup(policy);
 	const struct repro_cites *k = repro_cites_for(policy);
+	bool v73 = policy_kernel(policy) == POLICY_KERNEL_73;
 	struct expectation pin;
 	char route_why[512], why[1024], pin_why[1024];
 
@@ -458,8 +551,8 @@ int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
 	else
 		snprintf(pin_why, sizeof(pin_why),
 			 "the policy decides a MAP_SHARED %s page as an ext4 one, both "
-			 "dirty-tracked: %s; %s", repro_fs_choices[c->fs], repro_fs_mmap[c->fs],
-			 pin.reason);
+			 "dirty-tracked: %s; %s", repro_fs_choices[c->fs],
+			 (v73 ? repro_fs_mmap_73 : repro_fs_mmap)[c->fs], pin.reason);
 	if (pin.outcome != OUTCOME_PINNED) {
 		/* The judge's words: "+ kernel warning" when the refusal WARNs. */
 		snprintf(e->outcome, sizeof(e->outcome), "blocked (%s)%s%s",
@@ -476,13 +569,15 @@ int repro_expect(const char *policy, enum repro_ext4 ext4, const char *bug_site,
 		return 0;
 	}
 	if (c->fs == REPRO_FS_XFS) {
-		repro_xfs(c, pin_why, e);
+		repro_xfs(c, v73, pin_why, e);
 		return 0;
 	}
-	if (c->fs == REPRO_FS_BTRFS) {
+	if (c->fs == REPRO_FS_BTRFS && v73)
+		repro_btrfs_73(c, pin_why, e);
+	else if (c->fs == REPRO_FS_BTRFS)
 		repro_btrfs(c, policy_kernel(policy) == POLICY_KERNEL_612, pin_why, e);
+	if (c->fs == REPRO_FS_BTRFS)
 		return 0;
-	}
 	if (repro_buffers_at_unpin(c, k, route_why, sizeof(route_why))) {
 		snprintf(e->outcome, sizeof(e->outcome), REPRO_OUT_NO_LOSS);
 		snprintf(e->reason, sizeof(e->reason),

@@ -69,10 +69,11 @@ const char *repro_route_title(const struct repro_cell *c)
 /*
  * The quick set: each route's point once per flavour (a read pin, a
  * long-term fast read pin, a pinned write, a FOLL_GET write, FOLL_GET
- * writes on the move-ext route), all on ext4; on a 6.12 kernel also the
- * FOLL_GET write of xfs' and btrfs' second route, the twins of the
- * move-ext cell (6.12 is where btrfs refuses the page: make check sees
- * the lab's three file systems, their images read back, in one boot).
+ * writes on the move-ext route), all on ext4; on a 6.12 or 7.3 kernel also
+ * the FOLL_GET write of xfs' and btrfs' second route, the twins of the
+ * move-ext cell (6.12 is where btrfs refuses the page, 7.3 where it fixes
+ * it up again: make check sees the lab's three file systems, their images
+ * read back, in one boot).
  */
 static const struct repro_cell repro_quick[] = {
 	{ REPRO_ROUTE_READ, GUP_PIN_METHOD_PIN, 0, REPRO_FS_EXT4 },
@@ -136,7 +137,7 @@ static unsigned int repro_fs_cells(enum repro_fs fs, struct repro_cell *cells,
 	return n;
 }
 
-unsigned int repro_cells(bool quick, bool v612, struct repro_cell *cells,
+unsigned int repro_cells(bool quick, bool twins, struct repro_cell *cells,
 			 unsigned int max)
 {
 	unsigned int n = 0, i, fs;
@@ -144,7 +145,7 @@ unsigned int repro_cells(bool quick, bool v612, struct repro_cell *cells,
 	if (quick) {
 		for (i = 0; i < ARRAY_SIZE(repro_quick) && n < max; i++)
 			cells[n++] = repro_quick[i];
-		if (v612)
+		if (twins)
 			for (i = 0; i < ARRAY_SIZE(repro_quick_612) && n < max; i++)
 				cells[n++] = repro_quick_612[i];
 		return n;
@@ -224,10 +225,6 @@ int repro_check_opts(const char *cmd, const struct repro_cell *c,
 		return usage_error(cmd, "--source %s, but policy %s is the code of %s: "
 				   "patches/flavours' gup and source columns disagree",
 				   fl->source, fl->policy, policy_source(fl->policy));
-	if (fl->policy && measured_kernel(fl->policy, fl->source) == POLICY_KERNEL_73) {
-		fprintf(stderr, "gupctl %s: no model of 7.3 yet: %s\n", cmd, REPRO_NO_MODEL_73);
-		return GUPCTL_EXIT_NO_MODEL;
-	}
 	return 0;
 }
 

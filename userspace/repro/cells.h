@@ -77,11 +77,6 @@ struct repro_flavour {
  * policy is known or none (then with --source), and --policy and --ext4
  * come together (@required: they must come).  0, or GUPCTL_EXIT_USAGE with the message printed.
  */
-/*
- * Why the reproduction has no 7.3 model yet: the code its routes run
- * through changed there (read in 7.3.4, not yet derived cell by cell).
- */
-#define REPRO_NO_MODEL_73 "the routes are derived from 6.1's and 6.12's code (model/repro.c); 7.3 rewrote ext4's move_extent.c around folios, brought back a btrfs writepage fixup for pinned folios and handles pinned folios in ext4's data=journal mode: its cells are not run until they are derived from that code"
 
 int repro_check_opts(const char *cmd, const struct repro_cell *c,
 		     const struct repro_flavour *fl, bool required);
@@ -104,10 +99,10 @@ char *repro_cell_file(const struct repro_cell *c, char *buf, size_t size);
 const char *repro_route_title(const struct repro_cell *c);
 /*
  * The cells of a run, in run order: every valid one, or the quick set (five
- * ext4 cells, and an xfs and a btrfs one on a 6.12 kernel, @v612: the
- * policy's source, or policy none's --source).
+ * ext4 cells, and an xfs and a btrfs one on a 6.12 or 7.3 kernel, @twins:
+ * the policy's source, or policy none's --source).
  */
-unsigned int repro_cells(bool quick, bool v612, struct repro_cell *cells,
+unsigned int repro_cells(bool quick, bool twins, struct repro_cell *cells,
 			 unsigned int max);
 
 /* One page of lines "gup-lab repro OLD line 00", space padded, '\n'. */

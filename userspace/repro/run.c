@@ -13,8 +13,8 @@
  *
  * --route move-ext takes the page with FOLL_WRITE instead (ext4_page_mkwrite
  * attaches buffers), writes it back, then has EXT4_IOC_MOVE_EXT swap the
- * file's blocks with another file's: move_extent_per_page() calls
- * filemap_release_folio() on the donor's page, which frees clean buffers
+ * file's blocks with another file's: move_extent_per_page() (7.3:
+ * mext_move_extent()) calls filemap_release_folio() on the donor's page, which frees clean buffers
  * without looking at the page's references, pin or not.  The rest is the
  * same: no buffers, a dirty unpin, fsync.
  *
@@ -348,8 +348,8 @@ static int move_ext(struct repro *r, int ofd)
 	if (kept)
 		printf("  note: the page kept its buffers: this route's precondition is not met\n");
 	else
-		printf("  the pinned page lost its buffer heads: %s released them\n",
-		       "move_extent_per_page()");
+		printf("  the pinned page lost its buffer heads: EXT4_IOC_MOVE_EXT's "
+		       "filemap_release_folio() released them\n");
 	fact(r, "move_ext", json_pack("{s:I, s:I, s:b}", "moved_blocks", (json_int_t)me.moved_len,
 				      "blocks", (json_int_t)me.len, "buffers_released", !kept));
 	return 0;
@@ -802,6 +802,7 @@ static int repro_cells_cmd(int argc, char **argv)
 		REPRO_GOPT_SOURCE(&fl),
 		GOPT_END()
 	};
+	enum policy_kernel kernel;
 	unsigned int i, n;
 	json_t *list, *args, *cell;
 	int ret = repro_parse("repro cells", argc, argv, opts, usage);
@@ -811,7 +812,8 @@ static int repro_cells_cmd(int argc, char **argv)
 	ret = repro_check_opts("repro cells", &any, &fl, false);
 	if (ret)
 		return ret;
-	n = repro_cells(quick, measured_kernel(fl.policy, fl.source) == POLICY_KERNEL_612,
+	kernel = measured_kernel(fl.policy, fl.source);
+	n = repro_cells(quick, kernel == POLICY_KERNEL_612 || kernel == POLICY_KERNEL_73,
 			cells, REPRO_MAX_CELLS);
 	list = json_array();
 	for (i = 0; i < n; i++) {
