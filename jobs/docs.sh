@@ -1,6 +1,7 @@
 #!/bin/bash
 # `make docs`: regenerate the generated pages of docs/ from results
-# directories (docs/results.md), one step per page.  Hand-written pages
+# directories (docs/results.md), one step per page, then docs/latest.md:
+# what changed from mainline to latest in those of them that ran both.  Hand-written pages
 # (docs/matrix-learned.md, ...) are read, never written.  Each page says
 # which results directory and commit it came from.
 #
@@ -176,4 +177,23 @@ for dir in "${dirs[@]}"; do
 	echo "# $job: $real"
 	"page_$job" "$real"
 done
+# docs/latest.md: what changed from mainline (6.12) to latest (7.3), cell
+# by cell, in each of the runs above that has both (gupctl diff --page;
+# bench's are figures, not cells).
+a=() b=()
+for dir in "${dirs[@]}"; do
+	case $(jq -r .job "$dir/run.json") in matrix | repro | consumers | holders) ;; *) continue ;; esac
+	jq -e '[.flavours[].name] | (index("mainline") != null) and (index("latest") != null)' \
+		"$dir/run.json" >/dev/null || continue
+	a+=("$dir:mainline") b+=("$dir:latest")
+done
+if [ ${#a[@]} -gt 0 ]; then
+	echo "# latest: mainline -> latest in ${#a[@]} run(s)"
+	s=0
+	"$gupctl" diff --page "$out/latest.md" "$(IFS=,; echo "${a[*]}")" "$(IFS=,; echo "${b[*]}")" \
+		>/dev/null || s=$?
+	[ "$s" -le 1 ] || { echo "jobs/docs.sh: gupctl diff mainline latest failed ($s)" >&2; status=1; }
+else
+	echo "# latest: skipped: no run above has both mainline and latest"
+fi
 exit "$status"

@@ -145,6 +145,18 @@ else
 		not_ok "diff: the page links the console relative to itself" "link '$link'"
 	fi
 	tap_like "$(cat "$TMP/page/d.md")" "\`$key\` \\($idx\\)" "diff: the page lists the cell"
+	# --page: the same differences for docs/, nothing of this machine in it
+	expect_rc "diff --page: exit 1 (a cell differs)" 1 --page "$TMP/page/p.md" "$A" "$B"
+	tap_like "$(head -1 "$TMP/page/p.md")" "^# What changed from \`$F1\` to \`$F1\`\$" \
+		"diff --page: titled by the sides' flavours, not their operands"
+	tap_is "$(grep -c "]([^)]*console\.log)\|$TMP\|results/" "$TMP/page/p.md" || true)" 0 \
+		"diff --page: no link to a console, no path of this machine, nothing of results/"
+	tap_like "$(cat "$TMP/page/p.md")" "\`$key\` \\($idx\\) \\| $F1\\.console\\.log" \
+		"diff --page: the cell, its console named in words"
+	tap_like "$(cat "$TMP/page/p.md")" "^- matrix $F1 -> $F1: ([0-9]+) of \\1 cells compared measured the same|^- matrix $F1 -> $F1: [0-9]+ of [0-9]+ cells compared measured the same\$" \
+		"diff --page: what did not change, job by job"
+	expect_rc "diff --page and --markdown the same file: exit 2" 2 --page "$TMP/page/p.md" \
+		--markdown "$TMP/page/p.md" "$A" "$B"
 
 	# what does not count: the page's bookkeeping, the wall times, the expectation
 	cp "$A/$F1.json" "$B/$F1.json"

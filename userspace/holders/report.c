@@ -88,8 +88,8 @@ static const char *holder_short(const char *h)
  * the holders it happened with, what the host read, the console, and
  * each cell's console slice.  The number of cells said.
  */
-static unsigned int answer_lines(FILE *out, json_t *doc, const char *run,
-				 bool (*pick)(json_t *cell), const char *what)
+static unsigned int answer_lines(FILE *out, json_t *doc, bool (*pick)(json_t *cell),
+				 const char *what)
 {
 	json_t *cells = json_object_get(doc, "cells"), *c, *d;
 	unsigned int n = 0;
@@ -115,8 +115,8 @@ static unsigned int answer_lines(FILE *out, json_t *doc, const char *run,
 			d = json_array_get(cells, j);
 			if (pick(d) && !strcmp(str(d, "fs"), str(c, "fs")) &&
 			    !strcmp(str(d, "event"), str(c, "event")))
-				fprintf(out, "%s [%s](../results/holders/%s/%s)", j == i ? "" : ",",
-					holder_short(str(d, "holder")), run, str(d, "console"));
+				fprintf(out, "%s %s (`%s`)", j == i ? "" : ",",
+					holder_short(str(d, "holder")), str(d, "console"));
 		}
 		d = json_object_get(c, "measured");
 		fprintf(out, "; the host reads %s%s%s%s\n", str(d, "disk"),
@@ -130,8 +130,21 @@ static unsigned int answer_lines(FILE *out, json_t *doc, const char *run,
 	return n;
 }
 
+/* The flavours whose answer comes first, newest kernel first. */
+static const char * const newest[] = { "latest", "mainline" };
+
+static bool is_newest(const char *flavour)
+{
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(newest); k++)
+		if (!strcmp(flavour, newest[k]))
+			return true;
+	return false;
+}
+
 /* The answer for one flavour: what lost data, what changed another file. */
-static void answer(FILE *out, const char *flavour, json_t *doc, const char *run)
+static void answer(FILE *out, const char *flavour, json_t *doc)
 {
 	json_t *c;
 	unsigned int ran = 0, lost, clones;
@@ -147,8 +160,8 @@ static void answer(FILE *out, const char *flavour, json_t *doc, const char *run)
 	fprintf(out, "):\n\n");
 	if (!ran)
 		return;
-	lost = answer_lines(out, doc, run, cell_lost, "the holder's write lost");
-	clones = answer_lines(out, doc, run, cell_clone_hit,
+	lost = answer_lines(out, doc, cell_lost, "the holder's write lost");
+	clones = answer_lines(out, doc, cell_clone_hit,
 			      "another file (the clone) changed");
 	if (!lost && !clones)
 		fprintf(out, "- no data lost, no other file changed.\n");
@@ -396,19 +409,23 @@ static int write_page(const char *dir, FILE *out, const char *html)
 		"Expectations and why: [filesystems-guide.md](filesystems-guide.md). "
 		"The host reads each file from the powered-off guest's image without "
 		"mounting it. A write dropped because the event took the page out of the file "
-		"(punch, truncate, collapse, SWAPEXT) is by design and not counted as lost.\n",
+		"(punch, truncate, collapse, SWAPEXT) is by design and not counted as lost. "
+		"Each cell's console is named as in the run's directory, results/holders/%s/ "
+		"(results are not published: `make holders` makes your own).\n",
 		run_name, str(run, "date"),
-		str(run, "commit"));
+		str(run, "commit"), run_name);
 	if (html)
 		fprintf(out, "\nThe run's explorer, to open in a browser: `%s`.\n", html);
-	/* mainline first: "what loses data today" is the question */
+	/*
+	 * The newest kernel first, "what loses data today" being the
+	 * question: latest (7.3), then mainline (6.12), then the rest.
+	 */
 	fprintf(out, "\n## The answer\n");
-	for (i = 0; i < nf; i++)
-		if (docs[i] && !strcmp(flavours[i], "mainline"))
-			answer(out, flavours[i], docs[i], run_name);
-	for (i = 0; i < nf; i++)
-		if (docs[i] && strcmp(flavours[i], "mainline"))
-			answer(out, flavours[i], docs[i], run_name);
+	for (k = 0; k <= ARRAY_SIZE(newest); k++)
+		for (i = 0; i < nf; i++)
+			if (docs[i] && (k < ARRAY_SIZE(newest) ? !strcmp(flavours[i], newest[k]) :
+					!is_newest(flavours[i])))
+				answer(out, flavours[i], docs[i]);
 	fprintf(out, "\n## What each policy changes\n\nEach flavour's cells whose outcome "
 		"(the host's read, the holder refused, a report) differs from %s's:\n\n",
 		nf ? flavours[0] : "?");
