@@ -1,6 +1,7 @@
 #!/bin/bash
 # Pages held by the kernel's own GUP users across file-system events, on
-# ext4, xfs and btrfs (`make holders`; issue 26, docs/filesystems-guide.md).
+# ext4, xfs, btrfs and ext4 mounted data=journal, "ext4j" (`make holders`;
+# docs/filesystems-guide.md).
 # No test driver: every pin is an O_DIRECT read, a process_vm_writev() or
 # an io_uring read.
 #
@@ -9,8 +10,8 @@
 #   1. per flavour, the cells and their expectations (`gupctl holders
 #      cells`, from the flavour's gup, ext4 and source columns), written
 #      to FLAVOUR.cells.json and printed BEFORE the boot;
-#   2. one boot per flavour with a scratch ext4, xfs and btrfs and a slow
-#      disk (qemu/run.sh --fs, --raw-disk): jobs/guest/holders.sh runs
+#   2. one boot per flavour with a scratch ext4, xfs, btrfs and ext4j and a
+#      slow disk (qemu/run.sh --fs, --raw-disk): jobs/guest/holders.sh runs
 #      every cell, a marker before each;
 #   3. the console cut into the cells' slices (gupctl slice);
 #   4. per cell: the file (and FICLONE's clone) read from the powered-off
@@ -112,7 +113,7 @@ holders_flavour() {
 		why="staging failed (gupctl does not build): see $f/stage.log"
 	elif [ "${#names[@]}" -gt 0 ]; then
 		job_boot "$out/boot.runner.log" --flavour "$f" --files "$work/stage-$f" \
-			--files "$boot.files" --fs xfs --fs btrfs --raw-disk slow:16 \
+			--files "$boot.files" --fs xfs --fs btrfs --fs ext4j --raw-disk slow:16 \
 			--allow-kernel-reports --raw-trace --timeout $((180 + 20 * n)) \
 			--report "$out/boot.report" --out "$boot" --results "$boot.out" \
 			--exec 'bash /lab/guest/holders.sh' || true

@@ -3,9 +3,10 @@
 # file system's own user-space tools and never mounted: the guest's page
 # cache, and the host's, cannot stand in for the disk.
 #
-#   qemu/read-image.sh ext4|xfs|btrfs IMAGE /PATH/IN/THE/FS
+#   qemu/read-image.sh ext4|ext4j|xfs|btrfs IMAGE /PATH/IN/THE/FS
 #
-# ext4: debugfs's cat (an unwritten extent reads as zeros).  xfs: xfs_db's
+# ext4 (and ext4j, an ext4 mounted data=journal, whose unmount checkpointed
+# the journal): debugfs's cat (an unwritten extent reads as zeros).  xfs: xfs_db's
 # bmap of the file, each written extent read with dd at the byte offset
 # xfs_db converts its start block to; holes and unwritten extents (flag 1)
 # read as zeros; the file's size from its inode.  btrfs: btrfs restore of
@@ -17,7 +18,7 @@
 set -euo pipefail
 
 if [ $# -ne 3 ] || [[ $3 != /* ]]; then
-	echo "usage: qemu/read-image.sh ext4|xfs|btrfs IMAGE /PATH" >&2
+	echo "usage: qemu/read-image.sh ext4|ext4j|xfs|btrfs IMAGE /PATH" >&2
 	exit 2
 fi
 type=$1 img=$2 path=$3
@@ -66,7 +67,7 @@ read_btrfs() {
 }
 
 case $type in
-ext4)
+ext4 | ext4j)
 	# debugfs prints its banner on stderr and "File not found" on stderr too
 	grep -q '^Inode:' <<<"$(debugfs -R "stat $path" "$img" 2>/dev/null)" ||
 		{ echo "qemu/read-image.sh: no $path in $img" >&2; exit 1; }

@@ -31,7 +31,8 @@ usage: qemu/run.sh --flavour F [options]
   --results DIR          copy the guest's /lab/out back to DIR after the run
   --scratch-mb N         size of the fresh scratch ext4 at /mnt/ext4 (256)
   --fs TYPE              also a fresh scratch TYPE (xfs: 300 MB, mkfs.xfs's
-                         least; btrfs: 256 MB), made on the host, a virtio
+                         least; btrfs: 256 MB; ext4j: a 256 MB ext4 the guest
+                         mounts data=journal), made on the host, a virtio
                          disk with serial gl-TYPE, left unmounted: the guest
                          command mounts it (jobs/guest/disks.sh); kept
                          as TYPE.img in the run's directory (repeatable)
@@ -79,8 +80,8 @@ while [ $# -gt 0 ]; do
 	--results) results=${2:?}; shift ;;
 	--scratch-mb) scratch_mb=${2:?}; shift ;;
 	--fs)
-		[[ ${2:-} =~ ^(xfs|btrfs)$ ]] ||
-			{ echo "qemu/run.sh: --fs takes xfs or btrfs, not '${2:-}'" >&2; exit 2; }
+		[[ ${2:-} =~ ^(xfs|btrfs|ext4j)$ ]] ||
+			{ echo "qemu/run.sh: --fs takes xfs, btrfs or ext4j, not '${2:-}'" >&2; exit 2; }
 		fstypes+=("$2"); shift ;;
 	--raw-disk)
 		[[ ${2:-} =~ ^[a-z0-9]+:[0-9]+$ ]] ||
@@ -185,6 +186,7 @@ for t in "${fstypes[@]}"; do
 	case $t in
 	xfs) truncate -s 300M "$out/xfs.img" && mkfs.xfs -q -L scratch "$out/xfs.img" ;;
 	btrfs) truncate -s 256M "$out/btrfs.img" && mkfs.btrfs -q -L scratch "$out/btrfs.img" >/dev/null 2>&1 ;;
+	ext4j) mkfs.ext4 -q -F -L scratch "$out/ext4j.img" 256M >/dev/null ;;
 	esac || { echo "qemu/run.sh: mkfs.$t failed (qemu/install-host-deps.sh installs it)" >&2; exit 2; }
 	disk "$t" "$out/$t.img"
 done

@@ -26,18 +26,20 @@ disk_by_serial() {
 	return 1
 }
 
-# scratch_mount TYPE: mount the scratch TYPE (xfs, btrfs) at /mnt/TYPE.
-# Says why on stderr and returns 1 when there is no such disk or this
-# kernel has no TYPE (/proc/filesystems).
+# scratch_mount TYPE: mount the scratch TYPE (xfs, btrfs; ext4j: an ext4
+# mounted data=journal) at /mnt/TYPE.  Says why on stderr and returns 1
+# when there is no such disk or this kernel has no such file system
+# (/proc/filesystems).
 scratch_mount() {
-	local dev
-	if ! grep -qw "$1" /proc/filesystems; then
-		echo "gup-lab: this kernel has no $1 (CONFIG_${1^^}_FS)" >&2
+	local dev fs=$1 opts=()
+	[ "$1" != ext4j ] || fs=ext4 opts=(-o data=journal)
+	if ! grep -qw "$fs" /proc/filesystems; then
+		echo "gup-lab: this kernel has no $fs (CONFIG_${fs^^}_FS)" >&2
 		return 1
 	fi
 	dev=$(disk_by_serial "$1") ||
 		{ echo "gup-lab: no $1 scratch disk (qemu/run.sh --fs $1)" >&2; return 1; }
-	mkdir -p "/mnt/$1" && mount -t "$1" "$dev" "/mnt/$1"
+	mkdir -p "/mnt/$1" && mount -t "$fs" "${opts[@]}" "$dev" "/mnt/$1"
 }
 
 # scratch_umount: unmount every scratch file system this file mounted, so
@@ -46,7 +48,7 @@ scratch_umount() {
 	local t
 	cd / || return 1
 	sync
-	for t in xfs btrfs; do
+	for t in xfs btrfs ext4j; do
 		! mountpoint -q "/mnt/$t" || umount "/mnt/$t" ||
 			echo "gup-lab: could not unmount /mnt/$t: its image may be incomplete" >&2
 	done

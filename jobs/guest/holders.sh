@@ -2,8 +2,9 @@
 # The guest half of `make holders` (jobs/holders.sh), run in the guest as
 # `bash /lab/guest/holders.sh`.  No test driver is loaded: every pin is the
 # kernel's own.  Steps:
-#   1. mount the scratch xfs and btrfs (jobs/guest/disks.sh; ext4 is at
-#      /mnt/ext4) and find the slow disk (serial gl-slow);
+#   1. mount the scratch xfs, btrfs and ext4j, an ext4 mounted
+#      data=journal (jobs/guest/disks.sh; ext4 is at /mnt/ext4), and find
+#      the slow disk (serial gl-slow);
 #   2. ext4's warning rate limit off (fs/ext4/sysfs.c:
 #      warning_ratelimit_interval_ms 0), so that every cell's "does not
 #      have buffers attached" is printed;
@@ -29,6 +30,7 @@ mapfile -t cells </lab/holders.cells || exit 1
 slow=$(disk_by_serial slow) || { echo "gup-lab: no slow disk (qemu/run.sh --raw-disk slow:MB)" >&2; exit 1; }
 scratch_mount xfs
 scratch_mount btrfs
+scratch_mount ext4j
 for r in /sys/fs/ext4/*/warning_ratelimit_interval_ms; do echo 0 >"$r"; done
 for ((n = 1; n <= ${#cells[@]}; n++)); do
 	read -r name fs holder event <<<"${cells[n - 1]}"

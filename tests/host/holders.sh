@@ -37,16 +37,17 @@ for f in "${flavours[@]}"; do
 	done
 done
 
-# The cells, from model/holders.h's enums and holders_cell_valid(): 3 file
-# systems x 3 holders x the events valid on the file system.  Of the 12
-# events, 8 are every file system's (none, fsync, pageout, drop-caches,
-# punch, collapse, truncate, ficlone), 2 ext4's alone (move-ext-donor,
-# move-ext-orig), 1 xfs' (swapext), 1 btrfs' (defrag): per holder ext4 has
-# 8 + 2 = 10, xfs 8 + 1 = 9, btrfs 8 + 1 = 9, and 3 * (10 + 9 + 9) = 84.
+# The cells, from model/holders.h's enums and holders_cell_valid(): 4 file
+# systems (ext4j: ext4 mounted data=journal) x 3 holders x the events
+# valid on the file system.  Of the 12 events, 8 are every file system's
+# (none, fsync, pageout, drop-caches, punch, collapse, truncate, ficlone),
+# 2 ext4's and ext4j's alone (move-ext-donor, move-ext-orig), 1 xfs'
+# (swapext), 1 btrfs' (defrag): per holder ext4 and ext4j have 8 + 2 = 10,
+# xfs 8 + 1 = 9, btrfs 8 + 1 = 9, and 3 * (10 + 9 + 9 + 10) = 114.
 common='fsync,pageout,drop-caches,punch,collapse,truncate,ficlone,none'
-ncells=$((3 * ((8 + 2) + (8 + 1) + (8 + 1))))
+ncells=$((3 * ((8 + 2) + (8 + 1) + (8 + 1) + (8 + 2))))
 declare -A fs_events=([ext4]="$common,move-ext-donor,move-ext-orig"
-	[xfs]="$common,swapext" [btrfs]="$common,defrag")
+	[xfs]="$common,swapext" [btrfs]="$common,defrag" [ext4j]="$common,move-ext-donor,move-ext-orig")
 for f in "${flavours[@]}"; do
 	c=$TMP/cells/$f.json
 	# a kernel the model has no cells for yet (7.3, exit 4): said, none given
@@ -57,9 +58,9 @@ for f in "${flavours[@]}"; do
 		continue
 	fi
 	tap_is "$(jq length "$c")" "$ncells" \
-		"cells of $f: 3 holders x (ext4 10 + xfs 9 + btrfs 9 events)"
+		"cells of $f: 3 holders x (ext4 10 + xfs 9 + btrfs 9 + ext4j 10 events)"
 	bad=()
-	for fs in ext4 xfs btrfs; do
+	for fs in ext4 xfs btrfs ext4j; do
 		for h in odirect pvw uring; do
 			got=$(jq -r --arg fs "$fs" --arg h "$h" \
 				'[.[] | select(.fs == $fs and .holder == $h) | .event] | sort | join(",")' "$c")
@@ -72,9 +73,9 @@ for f in "${flavours[@]}"; do
 		"0 $ncells" "cells of $f: each named FS-HOLDER-EVENT, no name twice"
 	# holders_cell_quick(): the O_DIRECT cell per file system that answers
 	# "does writeback under a real pin lose data": ext4's MOVE_EXT donor,
-	# xfs' and btrfs' fsync; the same expectations as in the whole list.
+	# xfs', btrfs' and ext4j's fsync; the same expectations as in the whole list.
 	tap_is "$(jq -r '[.[].name] | join(" ")' "$TMP/cells/$f--quick.json")" \
-		"ext4-odirect-move-ext-donor xfs-odirect-fsync btrfs-odirect-fsync" \
+		"ext4-odirect-move-ext-donor xfs-odirect-fsync btrfs-odirect-fsync ext4j-odirect-fsync" \
 		"cells --quick of $f: exactly one cell per file system"
 	tap_is "$(jq -c --slurpfile all "$c" '[.[] as $q | $all[0][] | select(.name == $q.name) | . == $q] | unique' \
 		"$TMP/cells/$f--quick.json")" '[true]' "cells --quick of $f: the whole list's entries"
@@ -142,7 +143,7 @@ rule "6.12 ext4-*-pageout (all pin): disk NEW, no report" \
 rule "ext4-*-move-ext-donor let through: disk ZEROS + ext4-lost, everywhere" \
 	'if .fs == "ext4" and .event == "move-ext-donor" and (.expect.refused | not) then
 		.expect.disk == "ZEROS" and .expect.report == "ext4-lost" else null end'
-rule "ext4-lost only for ext4's MOVE_EXT donor and 6.1's FOLL_GET pageout" \
+rule "ext4-lost only for ext4's (not ext4j's) MOVE_EXT donor and 6.1's FOLL_GET pageout" \
 	'if .expect.report == "ext4-lost" then .fs == "ext4" and (.event == "move-ext-donor" or
 		(.event == "pageout" and .source == "6.1" and .holder != "pvw")) else null end'
 # btrfs: 6.12 refuses a page dirtied behind its back after its writeback.
@@ -173,14 +174,22 @@ rule "punch and truncate: ZEROS; collapse on ext4 and xfs: NEXT; SWAPEXT: TMP" \
 	'if .event | IN("punch", "truncate") then .expect.disk == "ZEROS"
 	elif .event == "collapse" and .fs != "btrfs" then .expect.disk == "NEXT"
 	elif .event == "swapext" then .expect.disk == "TMP" else null end'
-rule "the event fails exactly for ext4's FICLONE and btrfs' collapse (EOPNOTSUPP)" \
-	'.expect.event_fails == ((.fs == "ext4" and .event == "ficlone") or
+rule "the event fails exactly for ext4's and ext4j's FICLONE, ext4j's MOVE_EXT and btrfs' collapse (EOPNOTSUPP)" \
+	'.expect.event_fails == ((.fs | IN("ext4", "ext4j")) and .event == "ficlone" or
+		(.fs == "ext4j" and (.event | startswith("move-ext"))) or
 		(.fs == "btrfs" and .event == "collapse"))'
 rule "xfs FICLONE let through: the clone reads NEW (X)" \
 	'if .fs == "xfs" and .event == "ficlone" and (.expect.refused | not) then
 		.expect.clone == "NEW" and .expect.disk == "NEW" else null end'
 rule "a clone is expected exactly for xfs' and btrfs' FICLONE" \
-	'(.expect.clone != "none") == (.event == "ficlone" and .fs != "ext4")'
+	'(.expect.clone != "none") == (.event == "ficlone" and (.fs | IN("xfs", "btrfs")))'
+# ext4 data=journal (guide, "ext4 data=journal"): the page keeps the
+# buffers ext4_page_mkwrite() journalled, and a page dirtied through a pin
+# is journalled at writeback, on 6.1, 6.12 and 7.3 alike.
+rule "ext4j: NEW unless the page left the file (punch, truncate: ZEROS; collapse: NEXT); never a report" \
+	'if .fs == "ext4j" and (.expect.refused | not) then .expect.report == "none" and
+		.expect.disk == (if .event | IN("punch", "truncate") then "ZEROS"
+		elif .event == "collapse" then "NEXT" else "NEW" end) else null end'
 rule "every reason names at least one file:line of the kernel" \
 	'.expect.reason | test("[a-z0-9_]+/[a-z0-9_/-]+\\.[ch]:[0-9]+")'
 
@@ -505,20 +514,22 @@ expect "report of a directory without run.json: exit 2" 2 err "run.json" -- hold
 # expected, run all the same; not run only where a policy of its source,
 # with its ext4 column, expects it not run (the BUG that would end the
 # one boot): on ext4=bug exactly ext4-2018's not-run cells.
-for x in "none 6.1 warn" "none-bug 6.1 bug" "none-612 6.12 warn"; do
+for x in "none 6.1 warn" "none-bug 6.1 bug" "none-612 6.12 warn" "none-73 7.3 warn"; do
 	read -r f src ext <<<"$x"
 	"$GUPCTL" holders cells --policy none --source "$src" --ext4 "$ext" >"$TMP/cells/$f.json"
 done
 tap_is "$(jq -c '[length, ([.[] | select(.expect == null and .measured_only and .run and
-	.reason == "measured, no policy to compare")] | length)]' "$TMP/cells/none.json")" "[84,84]" \
-	"cells --policy none: the 84 cells, each \"expect\": null, run, measured, no policy to compare"
+	.reason == "measured, no policy to compare")] | length)]' "$TMP/cells/none.json")" "[$ncells,$ncells]" \
+	"cells --policy none: the $ncells cells, each \"expect\": null, run, measured, no policy to compare"
 tap_is "$(jq -c '[.[] | select(.run | not) | .name]' "$TMP/cells/none-bug.json")" \
 	"$(jq -c '[.[] | select(.expect.run | not) | .name]' "$TMP/cells/ext4-2018.json")" \
 	"cells --policy none --ext4 bug: not run exactly where ext4-2018's policy expects a BUG"
 tap_like "$(jq -r '[.[] | select(.run | not)][0].reason' "$TMP/cells/none-bug.json")" \
 	'^policy stock expects it not run: .*BUGs in page_buffers' "... each saying which policy and why"
-tap_is "$(jq -c '[.[] | select(.run)] | length' "$TMP/cells/none-612.json")" 84 \
+tap_is "$(jq -c '[.[] | select(.run)] | length' "$TMP/cells/none-612.json")" "$ncells" \
 	"cells --policy none --source 6.12: every cell runs"
+tap_is "$(jq -c '[.[] | select(.run)] | length' "$TMP/cells/none-73.json")" "$ncells" \
+	"cells --policy none --source 7.3: every cell runs"
 expect "cells --policy bogus: exit 2, none among the choices" 2 err "unknown policy 'bogus'" \
 	', or none' -- holders cells --policy bogus --source 6.1
 

@@ -2,8 +2,9 @@
 # make holders' quick subset on mainline and latest (jobs/holders.sh --quick
 # --flavour mainline --flavour latest: one O_DIRECT cell per file system,
 # holders_cell_quick() in userspace/model/holders.c: ext4's MOVE_EXT donor,
-# xfs' and btrfs' fsync, the last the cell where 6.12 and 7.3 part), one
-# boot each with a scratch ext4, xfs and btrfs and a dm-delay disk.  The
+# xfs', btrfs' and ext4j's fsync, btrfs' the cell where 6.12 and 7.3 part),
+# one boot each with a scratch ext4, xfs, btrfs and ext4j (data=journal)
+# and a dm-delay disk.  The
 # job must exit 0 with every cell as expected in its KTAP; the
 # expectations must have been written (F.cells.json, what gupctl holders
 # cells derives from F's columns); every cell's pin must have been seen
@@ -68,13 +69,13 @@ check_flavour() {
 	tap_is "$(jq -S . "$res/$f.cells.json" 2>&1)" "$(jq -S . "$work/$f.cells.json")" \
 		"$f.cells.json: the expectations gupctl holders cells --quick derives for $f"
 	mapfile -t names < <(jq -r '.[].name' "$work/$f.cells.json")
-	tap_is "${#names[@]} $(jq -r '[.[].fs] | join(" ")' "$work/$f.cells.json")" "3 ext4 xfs btrfs" \
-		"$f: the quick subset, one cell per file system"
-	tap_is "$(grep -c '^ok ' "$res/$f.ktap" || true) $(grep -c '^not ok ' "$res/$f.ktap" || true)" "3 0" \
-		"$f.ktap: 3 cells ok, none not ok"
-	[ "$(grep -c '^ok ' "$res/$f.ktap" || true)" = 3 ] || sed 's/^/#   /' "$res/$f.ktap"
-	tap_is "$(jq -c .counts "$res/$f.json")" '{"as_expected":3,"mismatched":0,"not_run":0}' \
-		"$f.json: 3 as expected"
+	tap_is "${#names[@]} $(jq -r '[.[].fs] | join(" ")' "$work/$f.cells.json")" "4 ext4 xfs btrfs ext4j" \
+		"$f: the quick subset, one cell per file system (ext4j: ext4 mounted data=journal)"
+	tap_is "$(grep -c '^ok ' "$res/$f.ktap" || true) $(grep -c '^not ok ' "$res/$f.ktap" || true)" "4 0" \
+		"$f.ktap: 4 cells ok, none not ok"
+	[ "$(grep -c '^ok ' "$res/$f.ktap" || true)" = 4 ] || sed 's/^/#   /' "$res/$f.ktap"
+	tap_is "$(jq -c .counts "$res/$f.json")" '{"as_expected":4,"mismatched":0,"not_run":0}' \
+		"$f.json: 4 as expected"
 	for name in "${names[@]}"; do
 		check_cell "$f" "$name"
 	done

@@ -18,7 +18,7 @@
 #include "lib/util.h"
 #include "model/holders.h"
 
-const char * const holders_fs_choices[] = { "ext4", "xfs", "btrfs", NULL };
+const char * const holders_fs_choices[] = { "ext4", "xfs", "btrfs", "ext4j", NULL };
 const char * const holders_holder_choices[] = { "odirect", "pvw", "uring", NULL };
 const char * const holders_event_choices[] = {
 	"none", "fsync", "pageout", "drop-caches", "move-ext-donor",
@@ -37,7 +37,7 @@ bool holders_cell_valid(const struct holders_cell *c)
 	switch (c->event) {
 	case HOLDERS_EV_MOVE_EXT_DONOR:
 	case HOLDERS_EV_MOVE_EXT_ORIG:
-		return c->fs == HOLDERS_FS_EXT4;
+		return c->fs == HOLDERS_FS_EXT4 || c->fs == HOLDERS_FS_EXT4J;
 	case HOLDERS_EV_SWAPEXT:
 		return c->fs == HOLDERS_FS_XFS;
 	case HOLDERS_EV_DEFRAG:
@@ -57,7 +57,9 @@ void holders_cell_name(const struct holders_cell *c, char *buf, unsigned long si
 /*
  * One O_DIRECT cell per file system, each the one that answers "does
  * writeback while a real pin is held lose data here": ext4's MOVE_EXT
- * donor (the loss on every kernel), xfs' and btrfs' fsync.
+ * donor (the loss on every kernel), xfs', btrfs' and ext4j's fsync (on
+ * ext4j the release after writeback goes through
+ * ext4_journalled_dirty_folio()'s pending dirty).
  */
 bool holders_cell_quick(const struct holders_cell *c)
 {
@@ -149,8 +151,19 @@ static enum holders_data event_leaves(const struct holders_kernel *k,
 	*dropped = true;
 	switch (c->event) {
 	case HOLDERS_EV_MOVE_EXT_DONOR:
+	case HOLDERS_EV_MOVE_EXT_ORIG:
 		*dropped = false;
-		return HOLDERS_DATA_ZEROS;
+		if (c->fs == HOLDERS_FS_EXT4J) {
+			e->event_fails = true;
+			say(e, "MOVE_EXT refuses a file with journalled data: \"Online defrag not "
+			    "supported with data journaling\", EOPNOTSUPP, before it touches a page "
+			    "(%s); ", on(k, "6.1 fs/ext4/move_extent.c:594-598, 6.12 "
+					 "fs/ext4/move_extent.c:600-604",
+					 "7.3 fs/ext4/move_extent.c:458-462"));
+			return HOLDERS_DATA_OLD;
+		}
+		return c->event == HOLDERS_EV_MOVE_EXT_DONOR ? HOLDERS_DATA_ZEROS :
+							       HOLDERS_DATA_OLD;
 	case HOLDERS_EV_SWAPEXT:
 		say(e, "XFS_IOC_SWAPEXT's xfs_swap_extent_flush() writes back and truncates the "
 		    "whole page cache of both files first (%s): the pinned page leaves the file, "
@@ -187,7 +200,7 @@ static enum holders_data event_leaves(const struct holders_kernel *k,
 		       "xfs_flush_unmap_range() at 7.3 fs/xfs/xfs_bmap_util.c:975-983"));
 		return HOLDERS_DATA_NEXT;
 	case HOLDERS_EV_FICLONE:
-		if (c->fs == HOLDERS_FS_EXT4) {
+		if (c->fs == HOLDERS_FS_EXT4 || c->fs == HOLDERS_FS_EXT4J) {
 			e->event_fails = true;
 			say(e, "ext4 has no remap_file_range: FICLONE fails with EOPNOTSUPP; ");
 		}
@@ -203,7 +216,8 @@ static bool event_writes_back(const struct holders_cell *c)
 {
 	return c->event != HOLDERS_EV_NONE && !(c->event == HOLDERS_EV_COLLAPSE &&
 						 c->fs == HOLDERS_FS_BTRFS) &&
-	       !(c->event == HOLDERS_EV_FICLONE && c->fs == HOLDERS_FS_EXT4);
+	       !(c->event == HOLDERS_EV_FICLONE &&
+		 (c->fs == HOLDERS_FS_EXT4 || c->fs == HOLDERS_FS_EXT4J));
 }
 
 /*
@@ -295,6 +309,52 @@ static void expect_ext4(const struct holders_kernel *k, const struct holders_cel
 	say(e, "ext4_page_mkwrite() attached buffers at the pin (6.1 fs/ext4/inode.c:6298, "
 	    "6.12 fs/ext4/inode.c:6256) and they are still there: writeback writes the "
 	    "re-dirtied page");
+	e->disk = HOLDERS_DATA_NEW;
+}
+
+/*
+ * ext4 mounted data=journal: every page written through a mapping has
+ * buffers that ext4_page_mkwrite() journalled, and a page dirtied behind
+ * ext4's back is journalled at writeback (docs/filesystems-guide.md,
+ * "ext4 data=journal").
+ */
+static void expect_ext4j(const struct holders_kernel *k, const struct holders_cell *c,
+			 bool foll_get, struct holders_expectation *e)
+{
+	say(e, "data=journal: ext4_page_mkwrite() gave the page buffers and journalled them "
+	    "(%s); ", on(k, "do_journal_get_write_access() at 6.1 fs/ext4/inode.c:6412-6414, "
+			 "ext4_journal_folio_buffers() at 6.12 fs/ext4/inode.c:6369",
+			 "ext4_journal_folio_buffers() at 7.3 fs/ext4/inode.c:6879"));
+	if (c->event == HOLDERS_EV_PAGEOUT && foll_get)
+		say(e, "MADV_PAGEOUT's reclaim skips only a pinned page, but the event's commit "
+		    "left the buffers dirty for the checkpoint, which dirties the folio "
+		    "(mark_buffer_dirty() in __jbd2_journal_temp_unlink_buffer(), 6.1 "
+		    "fs/jbd2/transaction.c:2083-2084), and reclaim outside kswapd keeps a dirty "
+		    "file folio, folio_set_reclaim() and activate_locked (6.1 "
+		    "mm/vmscan.c:1908-1934): its buffers stay; ");
+	else if (c->event == HOLDERS_EV_PAGEOUT)
+		say(e, "reclaim skips the page after unmapping it, as folio_maybe_dma_pinned() "
+		    "(%s): its buffers stay; ",
+		    k->kernel == POLICY_KERNEL_73 ? "7.3 mm/vmscan.c:1365" :
+		    k->kernel == POLICY_KERNEL_612 ? "6.12 mm/vmscan.c:1343" : "6.1 mm/vmscan.c:1904");
+	else if (c->event == HOLDERS_EV_DROP_CACHES)
+		say(e, "drop_caches' mapping_evict_folio() refuses a folio with an extra "
+		    "reference (%s); ", on(k, "6.1 mm/truncate.c:294-307, 6.12 mm/truncate.c:288-303",
+					   "7.3 mm/truncate.c:327-342"));
+	if (k->kernel == POLICY_KERNEL_61)
+		say(e, "the dirty release goes to ext4_journalled_dirty_folio(), which marks every "
+		    "folio it dirties checked (6.1 fs/ext4/inode.c:3653-3659), and ext4_writepage() "
+		    "journals a checked page with __ext4_journalled_writepage() (6.1 "
+		    "fs/ext4/inode.c:2097-2102)");
+	else
+		say(e, "the dirty release goes to ext4_journalled_dirty_folio(), which marks a "
+		    "folio_maybe_dma_pinned() folio checked, the pending dirty (%s), and "
+		    "writeback's mpage_prepare_extent_to_map() journals a checked folio's buffers "
+		    "with mpage_journal_page_buffers() (%s)",
+		    on(k, "6.12 fs/ext4/inode.c:3575-3582", "7.3 fs/ext4/inode.c:3925-3931"),
+		    on(k, "6.12 fs/ext4/inode.c:2550-2551", "7.3 fs/ext4/inode.c:2731-2732"));
+	say(e, ": the holder's write is committed, and the unmount checkpoints it to the "
+	    "file's blocks; no report");
 	e->disk = HOLDERS_DATA_NEW;
 }
 
@@ -395,7 +455,8 @@ int holders_expect(const struct holders_kernel *k, const struct holders_cell *c,
 	foll_get = k->kernel == POLICY_KERNEL_61 && c->holder != HOLDERS_PVW;
 
 	left = event_leaves(k, c, &dropped, e);
-	if (c->event == HOLDERS_EV_FICLONE && c->fs != HOLDERS_FS_EXT4)
+	if (c->event == HOLDERS_EV_FICLONE && c->fs != HOLDERS_FS_EXT4 &&
+	    c->fs != HOLDERS_FS_EXT4J)
 		e->clone = HOLDERS_DATA_OLD;
 	if (holder_refused(k, c, e)) {
 		e->refused = true;
@@ -413,6 +474,9 @@ int holders_expect(const struct holders_kernel *k, const struct holders_cell *c,
 		break;
 	case HOLDERS_FS_XFS:
 		expect_xfs(k, c, e);
+		break;
+	case HOLDERS_FS_EXT4J:
+		expect_ext4j(k, c, foll_get, e);
 		break;
 	default:
 		expect_btrfs(k, c, e);

@@ -20,6 +20,7 @@ enum holders_fs {
 	HOLDERS_FS_EXT4,
 	HOLDERS_FS_XFS,
 	HOLDERS_FS_BTRFS,
+	HOLDERS_FS_EXT4J,	/* "ext4j": a scratch ext4 mounted data=journal */
 	HOLDERS_FS_COUNT
 };
 
@@ -35,8 +36,8 @@ enum holders_event {
 	HOLDERS_EV_FSYNC,		/* writeback */
 	HOLDERS_EV_PAGEOUT,		/* fsync, madvise(MADV_PAGEOUT) */
 	HOLDERS_EV_DROP_CACHES,		/* fsync, drop_caches */
-	HOLDERS_EV_MOVE_EXT_DONOR,	/* ext4: fsync, MOVE_EXT, pinned = donor */
-	HOLDERS_EV_MOVE_EXT_ORIG,	/* ext4: fsync, MOVE_EXT, pinned = orig */
+	HOLDERS_EV_MOVE_EXT_DONOR,	/* ext4, ext4j: fsync, MOVE_EXT, pinned = donor */
+	HOLDERS_EV_MOVE_EXT_ORIG,	/* ext4, ext4j: fsync, MOVE_EXT, pinned = orig */
 	HOLDERS_EV_SWAPEXT,		/* xfs: XFS_IOC_SWAPEXT as xfs_fsr */
 	HOLDERS_EV_DEFRAG,		/* btrfs: fsync, DEFRAG_RANGE + START_IO */
 	HOLDERS_EV_PUNCH,		/* fallocate(PUNCH_HOLE) over the page */
