@@ -488,12 +488,12 @@ flavour_answer() {
 	awk -v f="**$1**" 'index($0, f) == 1 { on = 1; next } /^\*\*|^## / { on = 0 } on && /^- /' "$TMP/answer"
 }
 tap_like "$(flavour_answer stock)" \
-	'^- ext4\b.*fsync \+ EXT4_IOC_MOVE_EXT, the file as donor: .* by O_DIRECT read \(`stock/ext4-odirect-move-ext-donor\.console\.log`\).*ZEROS' \
+	'^- ext4\b.*fsync \+ EXT4_IOC_MOVE_EXT, the file as donor: .* by O_DIRECT read \(.stock/ext4-odirect-move-ext-donor\.console\.log.\).*ZEROS' \
 	"report: the answer names stock's lost cell, its console in the run's directory (no link: results/ is not published), its read"
 tap_is "$(flavour_answer stock | grep -c 'fsync(2)\|punch\|PUNCH' || true)" 0 \
 	"report: ... not the cell that kept NEW, nor the punch that dropped the page by design"
 tap_like "$(flavour_answer mainline)" \
-	'^- btrfs\b.*fsync\(2\).*\(`mainline/btrfs-odirect-fsync\.console\.log`\).*OLD' \
+	'^- btrfs\b.*fsync\(2\).*\(.mainline/btrfs-odirect-fsync\.console\.log.\).*OLD' \
 	"report: ... and mainline's"
 tap_is "$(flavour_answer gup-v9 | grep -c xfs || true)" 0 \
 	"report: a cell the host could not read (disk none) is no lost data"
@@ -582,7 +582,7 @@ tap_like "$(cat "$TMP/out")" '^\| odirect \| fsync \+ EXT4_IOC_MOVE_EXT, the fil
 	"report: none's cells shown as measured, never ✓ or ✗"
 tap_like "$(cat "$TMP/out")" '^\*\*none\*\* \(2 cells ran; policy none: 2 measured, no policy to compare' \
 	"report: ... and said so in the answer"
-tap_like "$(cat "$TMP/out")" '^- ext4\b.*the file as donor.*\(`none/ext4-odirect-move-ext-donor\.console\.log`\).*ZEROS' \
+tap_like "$(cat "$TMP/out")" '^- ext4\b.*the file as donor.*\(.none/ext4-odirect-move-ext-donor\.console\.log.\).*ZEROS' \
 	"report: ... its measured loss in the answer, with its console"
 
 # ---- qemu/read-image.sh ---------------------------------------------------------
