@@ -24,7 +24,7 @@
 #                into the cache: editing PATH later makes another ID.
 # --name NAME    the part before '@' (default "mine"): [a-z0-9_.-]
 # --policy P     judge the kernel against policy P (stock v1 v7 v9
-#                mainline, or none: measure only); default: detect it from
+#                mainline latest, or none: measure only); default: detect it from
 #                the kernel, by its facts and probe cells (`gupctl detect`)
 #
 # What it writes: $GUP_LAB_CACHE/user/NAME@ID.flavour (the flavour's line,
@@ -168,8 +168,8 @@ register() {
 	done
 	[[ $name =~ ^[a-z0-9_.-]+$ ]] || bad_usage "--name '$name': use [a-z0-9_.-] only"
 	case $policy in
-	detect | none | stock | v1 | v7 | v9 | mainline) ;;
-	*) bad_usage "--policy '$policy': give stock, v1, v7, v9, mainline or none" ;;
+	detect | none | stock | v1 | v7 | v9 | mainline | latest) ;;
+	*) bad_usage "--policy '$policy': give stock, v1, v7, v9, mainline, latest or none" ;;
 	esac
 	if [ -n "$kernel" ] && [ -n "$series" ]; then
 		bad_usage "give --kernel or --series, not both"

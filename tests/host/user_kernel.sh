@@ -96,6 +96,13 @@ touch -d @0 "$TMP/p/mm/gup.c"
 tap_is "$(register --kernel "$TMP/p" --name plain --policy mainline)" "$p1" "a plain tree's mtime does not change its name"
 ln -sfn include "$TMP/p/mm-link"
 tap_isnt "$(register --kernel "$TMP/p" --name plain)" "$p1" "a changed symbolic link changes the name"
+# A 7.3 tree: the version the latest flavour is, detected and recorded.
+tree "$TMP/l" 3
+sed -i 's/^VERSION = 6/VERSION = 7/' "$TMP/l/Makefile"
+l1=$(register --kernel "$TMP/l" --name seven --policy latest)
+tap_like "$l1" '^seven@[0-9a-f]{12}$' "a 7.3 tree registers"
+tap_is "$(cut -d' ' -f3,5 "$GUP_LAB_CACHE/user/$l1.flavour")" "latest 7.3" \
+	"a 7.3 tree: POLICY=latest and the version 7.3 recorded (a model for every job)"
 sed -i 's/does not have buffers attached/BUG/' "$TMP/p/fs/ext4/inode.c"
 p2=$(register --kernel "$TMP/p" --name plain)
 tap_is "$(cut -d' ' -f4 "$GUP_LAB_CACHE/user/$p2.flavour")" bug "no cc5095747edf warning in fs/ext4/inode.c: ext4 bug"
