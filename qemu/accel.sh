@@ -11,8 +11,11 @@
 #   auto
 # auto: KVM when the device (GUP_LAB_KVM_DEV, default /dev/kvm: tests point
 #   it at a file; QEMU itself always opens /dev/kvm) exists, is readable
-#   and writable, and a probe boot under KVM came back; TCG otherwise,
-#   ACCEL_WHY saying why.
+#   and writable, the CPU has hardware virtualisation (a vmx or svm flag in
+#   GUP_LAB_CPUINFO, default /proc/cpuinfo: without one a KVM guest cannot
+#   run, and its probe would only hang to its timeout, once per kernel),
+#   and a probe boot under KVM came back; TCG otherwise, ACCEL_WHY saying
+#   why.
 # kvm: KVM or fail: the same checks, and when one fails the run does not
 #   start (status 2, below): no silent fallback to a TCG run many times
 #   slower than the one asked for.
@@ -69,6 +72,8 @@ accel_choose() {
 		no="$dev does not exist"
 	elif [ ! -r "$dev" ] || [ ! -w "$dev" ]; then
 		no="$dev is not readable and writable by user $(id -un)"
+	elif ! grep -qw -m1 'vmx\|svm' "${GUP_LAB_CPUINFO:-/proc/cpuinfo}" 2>/dev/null; then
+		no="the CPU has no vmx or svm flag (${GUP_LAB_CPUINFO:-/proc/cpuinfo}): no hardware virtualisation for KVM, nothing probed"
 	elif ! accel_probe "$probe" "$key"; then
 		no="a probe boot of this kernel under KVM did not come back ($ACCEL_PROBED)"
 	fi

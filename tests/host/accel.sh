@@ -16,7 +16,8 @@
 
 LAB_CACHE=$work/cache
 unset GUP_LAB_ACCEL
-export GUP_LAB_KVM_DEV=$work/kvm GUP_LAB_BOOT_ID=$work/boot_id
+export GUP_LAB_KVM_DEV=$work/kvm GUP_LAB_BOOT_ID=$work/boot_id GUP_LAB_CPUINFO=$work/cpuinfo
+printf 'processor\t: 0\nflags\t\t: fpu vme vmx sse2\n' >"$work/cpuinfo"
 echo 11111111-aaaa-bbbb-cccc-000000000001 >"$work/boot_id"
 : >"$work/calls"
 
@@ -77,6 +78,16 @@ else
 	tap_skip "auto, a device not writable: the reason" "as above"
 fi
 chmod 600 "$work/kvm"
+
+# a CPU without vmx or svm: KVM cannot run, so no kernel is probed (a
+# probe would hang to its timeout once per kernel)
+printf 'processor\t: 0\nflags\t\t: fpu vme sse2 hypervisor\n' >"$work/cpuinfo"
+choose '' probe_ok k-noflag
+tap_is "$rc/${got%%:*}/$probed" 0/tcg/0 "auto, a CPU without vmx or svm: TCG, nothing probed"
+tap_like "$ACCEL_WHY" 'no vmx or svm flag' "auto, a CPU without vmx or svm: the reason says so"
+choose kvm probe_ok k-noflag
+tap_is "$rc/$probed" 2/0 "--kvm on a CPU without vmx or svm: status 2, nothing probed"
+printf 'processor\t: 0\nflags\t\t: fpu vme svm sse2\n' >"$work/cpuinfo"
 
 choose '' probe_ok k1
 tap_is "$rc/${got%%:*}/$probed" 0/kvm/1 "auto, a usable device and a passing probe: KVM, probed once"
