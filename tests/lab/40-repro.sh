@@ -119,7 +119,8 @@ for f in $(all_flavours); do
 			"$f: the guest's facts end in the fsync step"
 		;;
 	WARNING*'data lost'*)
-		tap_like "$console" 'WARNING: .* at [^ ]*fs/ext4/inode\.c:[0-9]+ ext4_dirty_folio' \
+		# 6.x: "WARNING: CPU: N PID: N at FILE:LINE FUNC"; 7.3: "WARNING: FILE:LINE at FUNC"
+		tap_like "$console" 'WARNING: (.* at [^ ]*fs/ext4/inode\.c:[0-9]+ ext4_dirty_folio|[^ ]*fs/ext4/inode\.c:[0-9]+ at ext4_dirty_folio)' \
 			"$f: the dirty unpin WARNs in ext4_dirty_folio (a page without buffers)"
 		tap_like "$(reports "$f" pin warning '.frames[0] | "\(.function) (\(.location))"')" \
 			'^ext4_dirty_folio \(fs/ext4/inode\.c:[0-9]+\)$' \
