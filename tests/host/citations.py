@@ -216,6 +216,10 @@ ROW_FL = re.compile(r"^`?(%s)(?:\+[\w+]+)?`?$" % FL)
 HEAD_FL = re.compile(r"^#+ .*?`(%s)`" % FL)
 BULLET_FL = re.compile(r"^- (?:\*\*.*?\*\*, )?(%s)(?:\+[\w+]+)?(?: \([^)]*\))?: " % FL)
 BULLET_VER = re.compile(r"^- (6\.1\.\d+|6\.12\.\d+|7\.3\.\d+): ")
+# gupctl diff --page: "- A: `F`: ..." names side A's flavour, and each
+# "- A's reason: ..." speaks of it (the title names both sides)
+SIDE_FL = re.compile(r"^- ([AB]): `(%s)`:" % FL)
+SIDE_REASON = re.compile(r"^- ([AB])'s reason: ")
 ITEM = re.compile(r"^(?:[-*] |\d+\. |\|)")
 
 
@@ -223,7 +227,7 @@ def page_items(path):
     """[line, flavours, text] of each paragraph, bullet or table row."""
     with open(path) as f:
         lines = html.unescape(f.read()).split("\n")
-    items, section, level, refs, comment = [], None, 0, {}, False
+    items, section, level, refs, comment, sides = [], None, 0, {}, False, {}
     for no, line in enumerate(lines, 1):
         if comment or line.startswith("<!--"):
             comment = "-->" not in line
@@ -250,6 +254,12 @@ def page_items(path):
                 for n, t in re.findall(r"\[(\d+)\]|\b(T\d+)\b", line):
                     refs.setdefault(n or t, set()).add(m.group(1))
             line = "\n".join(cells)
+        m = SIDE_FL.match(line)
+        if m:
+            sides[m.group(1)] = m.group(2)
+        m = SIDE_REASON.match(line)
+        if m and m.group(1) in sides:
+            fl = [sides[m.group(1)]]
         m = BULLET_FL.match(line) or BULLET_VER.match(line)
         if m:
             fl = [m.group(1) if m.group(1) in FLAVOURS else

@@ -135,6 +135,24 @@ else
 	printf '%s\n' "$out" | sed 's/^/#   /'
 fi
 
+# A gupctl diff --page: "- B's reason: " speaks of side B's flavour, not
+# of the flavour the page's title names first.
+mkdir -p "$TMP/fakeb/mm"
+printf '/* nothing */\nint other(void);\n/* x */\n' >"$TMP/fakeb/mm/gup.c"
+cat >"$TMP/diffpage.md" <<'EOF'
+# What changed from `fake` to `fakeb`
+
+- A: `fake`: matrix
+- B: `fakeb`: matrix
+
+- A's reason: is_valid_gup_flags() (mm/gup.c:4): WARN_ON_ONCE
+- B's reason: other() (mm/gup.c:2)
+EOF
+out=$(CITE_TREES="fake=$TMP/fake fakeb=$TMP/fakeb" CITE_FLAVOURS="fake fakeb" python3 "$checker" \
+	--page "$TMP/diffpage.md" 2>&1 || true)
+tap_is "$(head -1 <<<"$out" | cut -f2,3)" "$(printf '2\t0')" \
+	"the rule on a diff page: each side's reason checked in its own side's tree"
+
 # ---- What gupctl says before a run, for each flavour ----
 args=()
 for f in "${flavours[@]}"; do
