@@ -98,6 +98,18 @@ hugepages_back() {
 		[ "$(cat "$h/free_hugepages")" -ge "${want_free[$h]}" ] || return 1
 	done
 }
+# Within one run too, a hugetlb case can follow an io_uring case whose
+# registered huge pages its ring's exit lets go only later, from a worker
+# (io_uring's deferred teardown): under load the next case found no free
+# page ("SKIP need more free huge pages", a verdict the host's judge
+# rightly calls a disagreement).  So each size may also take surplus pages
+# from the page allocator when its pool is empty (nr_overcommit_hugepages,
+# mm/hugetlb.c's gather_surplus_pages()): a case then finds its page by
+# construction, whatever the worker's timing; only memory can still say
+# no.  The pool's own pages, what the judge reads, stay as above.
+for h in /sys/kernel/mm/hugepages/hugepages-*kB; do
+	[ ! -w "$h/nr_overcommit_hugepages" ] || echo 64 >"$h/nr_overcommit_hugepages" 2>/dev/null || true
+done
 # It runs from each scratch file system, its "local file system" (it
 # makes that file next to its relative __FILE__: the cwd); the ext4 run's
 # files keep their names.
