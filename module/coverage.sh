@@ -32,9 +32,13 @@ args=()
 for f in "$src"/*.[ch]; do
 	args+=(--rawfile "$(basename "$f")" "$f")
 done
+# The module's own source is named by its absolute path up to 6.12, by a
+# path relative to the build (module/gup_pin_test.c) since kbuild writes
+# relative paths for external modules (7.3); the kernel's headers are
+# absolute in both.
 jq -s --arg src "$src/" "${args[@]}" '
 	[.[].files[]
-	 | (.file | ltrimstr($src)) as $file
+	 | (.file | if startswith("/") then ltrimstr($src) else split("/") | last end) as $file
 	 | select($file | test("^[^/]+\\.[ch]$"))
 	 | .lines[] | {file: $file, line: .line_number, count, function: .function_name}]
 	| group_by([.file, .line])
@@ -45,4 +49,11 @@ jq -s --arg src "$src/" "${args[@]}" '
 		| {file, line, function,
 		   text: ($ARGS.named[$l.file] | split("\n")[$l.line - 1] | gsub("^\\s+"; ""))}]}
 	| .percent = (if .lines > 0 then (.reached * 1000 / .lines | round) / 10 else null end)
-	| {lines, reached, percent, unreached}' "$tmp/json"
+	| {lines, reached, percent, unreached}' "$tmp/json" >"$tmp/out"
+# no line of the module's own files: the paths were not recognised, not a
+# coverage of zero
+if [ "$(jq .lines "$tmp/out")" = 0 ]; then
+	echo "module/coverage.sh: no line of $name.c in gcov's output (files: $(jq -r '[.files[].file] | join(" ")' "$tmp/json" | cut -c1-300))" >&2
+	exit 1
+fi
+cat "$tmp/out"
