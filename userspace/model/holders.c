@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "model/cite73.h"
 #include "model/holders.h"
 
 const char * const holders_fs_choices[] = { "ext4", "xfs", "btrfs", "ext4j", NULL };
@@ -75,7 +76,7 @@ static void say(struct holders_expectation *e, const char *fmt, ...)
 /* The words for @k's kernel: @old on 6.1 and 6.12, @v73 on 7.3. */
 static const char *on(const struct holders_kernel *k, const char *old, const char *v73)
 {
-	return k->kernel == POLICY_KERNEL_73 ? v73 : old;
+	return cite73(k->kernel == POLICY_KERNEL_73, old, v73);
 }
 
 /* Append to @e's reason. */
@@ -394,14 +395,9 @@ static void expect_btrfs(const struct holders_kernel *k, const struct holders_ce
 		    "btrfs' back through btrfs_data_dirty_folio() (7.3 "
 		    "fs/btrfs/inode.c:10803-10817), whose btrfs_folio_set_fixup_dirty() marks a "
 		    "clean folio with folio_set_fixup_pending() (7.3 fs/btrfs/subpage.c:561-564); "
-		    "writeback's writepage_fixup() submits none of "
-		    "its blocks, queues btrfs_queue_writepage_fixup() and redirties it (7.3 "
-		    "fs/btrfs/extent_io.c:1558-1577), whose worker reserves space and makes it "
-		    "delalloc with btrfs_set_extent_delalloc() (7.3 fs/btrfs/inode.c:2935-2941); "
-		    "a later writeback writes it, at the latest the unmount's, whose close_ctree() "
-		    "runs flush_workqueue() on the fixup workers (7.3 fs/btrfs/disk-io.c:4396), then "
-		    "btrfs_start_delalloc_roots() (7.3 fs/btrfs/disk-io.c:4410-4411): no error, no report (the fsync may return "
-		    "before the page is on disk: not measured here)");
+		    "writeback's " BTRFS73_FIXUP_WRITEBACK ", whose close_ctree() runs "
+		    BTRFS73_FIXUP_UNMOUNT " (the fsync may return before the page is on disk: "
+		    "not measured here)");
 		e->disk = HOLDERS_DATA_NEW;
 		if (c->event == HOLDERS_EV_FICLONE) {
 			say(e, "; COW gives the file a new extent, the clone keeps the old one");

@@ -25,6 +25,7 @@
 
 #include "gup_pin_test.h"
 #include "lib/gupdev.h"
+#include "model/cite73.h"
 #include "model/repro.h"
 
 struct repro_cites {
@@ -318,8 +319,6 @@ static const char xfs_writeback_73[] =
 	"for one block per folio (7.3 fs/iomap/buffered-io.c:251-259); fsync's "
 	"xfs_writeback_range() asks xfs_map_blocks() for the page's blocks";
 
-/* One xfs or btrfs citation, as the kernel @v73 or not reads. */
-#define V73(v73, old, new) ((v73) ? (new) : (old))
 
 /*
  * xfs (iomap): writeback needs nothing from the page but its dirty bit
@@ -331,7 +330,7 @@ static void repro_xfs(const struct repro_cell *c, bool v73, const char *pin,
 		      struct repro_expectation *e)
 {
 	bool write = c->flags & GUP_PIN_FLAG_WRITE;
-	const char *wb = V73(v73, xfs_writeback, xfs_writeback_73);
+	const char *wb = cite73(v73, xfs_writeback, xfs_writeback_73);
 
 	if (c->route == REPRO_ROUTE_SWAPEXT) {
 		snprintf(e->outcome, sizeof(e->outcome), REPRO_OUT_DROPPED, "OLD");
@@ -343,11 +342,11 @@ static void repro_xfs(const struct repro_cell *c, bool v73, const char *pin,
 			 "the extents move; the write lands in a page of no file, whose dirty release "
 			 "finds no mapping: folio_mark_dirty() calls noop_dirty_folio() (%s); the "
 			 "file holds the other file's blocks, OLD, and the guest reads them too", pin,
-			 V73(v73, "6.1 fs/xfs/xfs_bmap_util.c:1367-1381, 6.12 "
+			 cite73(v73, "6.1 fs/xfs/xfs_bmap_util.c:1367-1381, 6.12 "
 			     "fs/xfs/xfs_bmap_util.c:1215-1229", "7.3 fs/xfs/xfs_bmap_util.c:1255-1269"),
-			 V73(v73, "6.1 mm/truncate.c:388-394, 6.12 mm/truncate.c:363-368",
+			 cite73(v73, "6.1 mm/truncate.c:388-394, 6.12 mm/truncate.c:363-368",
 			     "7.3 mm/truncate.c:402-409"),
-			 V73(v73, "6.1 mm/page-writeback.c:2774, 6.12 mm/page-writeback.c:2916",
+			 cite73(v73, "6.1 mm/page-writeback.c:2774, 6.12 mm/page-writeback.c:2916",
 			     "7.3 mm/page-writeback.c:2793"));
 		return;
 	}
@@ -358,11 +357,11 @@ static void repro_xfs(const struct repro_cell *c, bool v73, const char *pin,
 			 "xfs_buffered_write_iomap_begin() reserves a delalloc extent over the hole "
 			 "with xfs_bmapi_reserve_delalloc() (%s); %s, which finds the delalloc "
 			 "extent and allocates it (isnullstartblock(), %s): the page is written", pin,
-			 V73(v73, "6.1 fs/xfs/xfs_file.c:1365, 6.12 fs/xfs/xfs_file.c:1471",
+			 cite73(v73, "6.1 fs/xfs/xfs_file.c:1365, 6.12 fs/xfs/xfs_file.c:1471",
 			     "7.3 fs/xfs/xfs_file.c:2024-2025"),
-			 V73(v73, "6.1 fs/xfs/xfs_iomap.c:1129, 6.12 fs/xfs/xfs_iomap.c:1171",
+			 cite73(v73, "6.1 fs/xfs/xfs_iomap.c:1129, 6.12 fs/xfs/xfs_iomap.c:1171",
 			     "7.3 fs/xfs/xfs_iomap.c:2073-2075"), wb,
-			 V73(v73, "6.1 fs/xfs/xfs_aops.c:333-335, 6.12 fs/xfs/xfs_aops.c:345-347",
+			 cite73(v73, "6.1 fs/xfs/xfs_aops.c:333-335, 6.12 fs/xfs/xfs_aops.c:345-347",
 			     "7.3 fs/xfs/xfs_aops.c:265-267"));
 		return;
 	}
@@ -375,9 +374,9 @@ static void repro_xfs(const struct repro_cell *c, bool v73, const char *pin,
 			 "a word (%s): the dirty bit is gone, nothing is "
 			 "written, fsync returns 0, no report; the guest's cache keeps NEW while "
 			 "the page stays", pin, wb,
-			 V73(v73, "6.1 fs/xfs/xfs_aops.c:314-319, 6.12 fs/xfs/xfs_aops.c:326-331",
+			 cite73(v73, "6.1 fs/xfs/xfs_aops.c:314-319, 6.12 fs/xfs/xfs_aops.c:326-331",
 			     "7.3 fs/xfs/xfs_aops.c:247-252"),
-			 V73(v73, "6.1 fs/iomap/buffered-io.c:1626-1627, 6.12 "
+			 cite73(v73, "6.1 fs/iomap/buffered-io.c:1626-1627, 6.12 "
 			     "fs/iomap/buffered-io.c:1900-1901", "7.3 fs/iomap/ioend.c:232-233"));
 		return;
 	}
@@ -387,9 +386,9 @@ static void repro_xfs(const struct repro_cell *c, bool v73, const char *pin,
 		 "xfs_bmbt_to_iomap() (%s): the page is written in place", pin,
 		 write ? "FOLL_WRITE: the write fault runs iomap_page_mkwrite()" :
 		 "no FOLL_WRITE, so no iomap_page_mkwrite()",
-		 V73(v73, "6.1 fs/xfs/xfs_file.c:1365, 6.12 fs/xfs/xfs_file.c:1471",
+		 cite73(v73, "6.1 fs/xfs/xfs_file.c:1365, 6.12 fs/xfs/xfs_file.c:1471",
 		     "7.3 fs/xfs/xfs_file.c:2024-2025"), wb,
-		 V73(v73, "6.1 fs/xfs/xfs_aops.c:337, 6.12 fs/xfs/xfs_aops.c:349",
+		 cite73(v73, "6.1 fs/xfs/xfs_aops.c:337, 6.12 fs/xfs/xfs_aops.c:349",
 		     "7.3 fs/xfs/xfs_aops.c:269"));
 }
 
@@ -428,14 +427,9 @@ static void repro_btrfs_73(const struct repro_cell *c, const char *pin,
 		 "%s; %s; the dirty release reaches btrfs_data_dirty_folio() (7.3 "
 		 "fs/btrfs/inode.c:10803-10817), whose btrfs_folio_set_fixup_dirty() marks the "
 		 "clean folio with folio_set_fixup_pending() (7.3 fs/btrfs/subpage.c:561-564); "
-		 "fsync's writepage_fixup() submits none of its blocks, queues "
-		 "btrfs_queue_writepage_fixup() and redirties it (7.3 "
-		 "fs/btrfs/extent_io.c:1558-1577), whose worker reserves space and makes it "
-		 "delalloc with btrfs_set_extent_delalloc() (7.3 fs/btrfs/inode.c:2935-2941); "
-		 "a later writeback writes it, at the latest the unmount's close_ctree(), which "
-		 "runs flush_workqueue() on the fixup workers (7.3 fs/btrfs/disk-io.c:4396), then "
-		 "btrfs_start_delalloc_roots() (7.3 fs/btrfs/disk-io.c:4410-4411): no error, no "
-		 "report, the host reads NEW; 6.12.118 refuses such a page instead", pin, before);
+		 "fsync's " BTRFS73_FIXUP_WRITEBACK " close_ctree(), which runs "
+		 BTRFS73_FIXUP_UNMOUNT ", the host reads NEW; 6.12.118 refuses such a page "
+		 "instead", pin, before);
 }
 
 /*
