@@ -64,6 +64,52 @@ job_detect "${flavours[@]}" || exit 1
 results_begin matrix "$results" "${flavours[@]}"
 out=$RESULTS_DIR
 
+# judge_longterm NAME DOC SUITE (in matrix_flavour, whose f, policy,
+# out, guest_out and tmp it reads): gupctl longterm judge of the guest's
+# runs of suite NAME (gup_longterm, or gup_longterm-own: the kernel's own
+# tree's), SUITE the gup_longterm.c it is (6.12, 7.3); prints the judge's
+# lines, writes $out/$f.DOC.json and its summary (JSON, or null) to
+# $tmp/$f.DOC.summary.  Returns 1 when a verdict is not the predicted one
+# or no KTAP came back.
+judge_longterm() {
+	local name=$1 doc=$2 suite=$3 first=$guest_out/$1.ext4 fs lstatus judge
+	[ "$name" != gup_longterm ] || first=$guest_out/gup_longterm
+	echo null >"$tmp/$f.$doc.summary"
+	if [ ! -s "$first.ktap" ]; then
+		echo "# $f: $name: no KTAP came back"
+		return 1
+	fi
+	cp "$first.ktap" "$out/$f.$name.ktap"
+	judge=(--flavour "$f" --policy "$policy" --kernel-dir "$(flavour_dir "$f")"
+		--suite "$suite" --ktap "$out/$f.$name.ktap" --json "$out/$f.$doc.json"
+		--status "$(cat "$first.status" 2>/dev/null || echo -1)")
+	[ ! -s "$guest_out/longterm.hugetlb" ] || judge+=(--hugetlb "$guest_out/longterm.hugetlb")
+	# the runs from the scratch xfs and btrfs, or why each did not run
+	for fs in xfs btrfs; do
+		if [ -s "$guest_out/$name.$fs.ktap" ]; then
+			cp "$guest_out/$name.$fs.ktap" "$out/$f.$name.$fs.ktap"
+			judge+=("--$fs-ktap" "$out/$f.$name.$fs.ktap" "--$fs-status"
+				"$(cat "$guest_out/$name.$fs.status" 2>/dev/null || echo -1)")
+		else
+			judge+=("--$fs-not-run" "$(cat "$guest_out/$name.$fs.notrun" 2>/dev/null ||
+				echo "no KTAP came back from the run in /mnt/$fs")")
+		fi
+	done
+	[ ! -s "$tmp/$f.reports.json" ] ||
+		judge+=(--reports "$tmp/$f.reports.json" --console "$out/$f.console.log")
+	set +e
+	"$gupctl" longterm judge "${judge[@]}" >"$tmp/$f.$doc"
+	lstatus=$?
+	set -e
+	cat "$tmp/$f.$doc"
+	[ "$lstatus" -le 1 ] || die "$f: gupctl longterm judge failed"
+	jq -c .summary "$out/$f.$doc.json" >"$tmp/$f.$doc.summary"
+	if [ "$lstatus" -ne 0 ]; then
+		echo "# $f: $name ($suite's): not every verdict as predicted: $out/$f.$doc.json"
+		return 1
+	fi
+}
+
 # One flavour, start to end: its output and its run.json entry (two at a
 # time: jobs/lib.sh's job_parallel).  Returns 1 if it failed.
 # shellcheck disable=SC2317 # called by job_parallel
@@ -133,41 +179,15 @@ matrix_flavour() {
 		echo "# $f: FAILED (runner status $status, kernel verdict $verdict): $out/$f.json"
 		bad=1
 	fi
-	# gup_longterm: its KTAP, and each verdict against the prediction.
-	longterm=null
-	if [ -s "$guest_out/gup_longterm.ktap" ]; then
-		cp "$guest_out/gup_longterm.ktap" "$out/$f.gup_longterm.ktap"
-		judge=(--flavour "$f" --policy "$policy" --kernel-dir "$(flavour_dir "$f")"
-			--ktap "$out/$f.gup_longterm.ktap" --json "$out/$f.longterm.json"
-			--status "$(cat "$guest_out/gup_longterm.status" 2>/dev/null || echo -1)")
-		[ ! -s "$guest_out/longterm.hugetlb" ] || judge+=(--hugetlb "$guest_out/longterm.hugetlb")
-		# the runs from the scratch xfs and btrfs, or why each did not run
-		for fs in xfs btrfs; do
-			if [ -s "$guest_out/gup_longterm.$fs.ktap" ]; then
-				cp "$guest_out/gup_longterm.$fs.ktap" "$out/$f.gup_longterm.$fs.ktap"
-				judge+=("--$fs-ktap" "$out/$f.gup_longterm.$fs.ktap" "--$fs-status"
-					"$(cat "$guest_out/gup_longterm.$fs.status" 2>/dev/null || echo -1)")
-			else
-				judge+=("--$fs-not-run" "$(cat "$guest_out/gup_longterm.$fs.notrun" 2>/dev/null ||
-					echo "no KTAP came back from the run in /mnt/$fs")")
-			fi
-		done
-		[ ! -s "$tmp/$f.reports.json" ] ||
-			judge+=(--reports "$tmp/$f.reports.json" --console "$out/$f.console.log")
-		set +e
-		"$gupctl" longterm judge "${judge[@]}" >"$tmp/$f.longterm"
-		lstatus=$?
-		set -e
-		cat "$tmp/$f.longterm"
-		[ "$lstatus" -le 1 ] || die "$f: gupctl longterm judge failed"
-		if [ "$lstatus" -ne 0 ]; then
-			echo "# $f: gup_longterm: not every verdict as predicted: $out/$f.longterm.json"
-			bad=1
-		fi
-		longterm=$(jq -c .summary "$out/$f.longterm.json")
-	else
-		echo "# $f: gup_longterm: no KTAP came back"
-		bad=1
+	# gup_longterm: its KTAP, and each verdict against the prediction;
+	# a 7.3 kernel's own suite the same way.
+	judge_longterm gup_longterm longterm 6.12 || bad=1
+	longterm=$(cat "$tmp/$f.longterm.summary")
+	longterm_own=null
+	if [ -s "$guest_out/gup_longterm-own.suite" ]; then
+		judge_longterm gup_longterm-own longterm-own \
+			"$(cat "$guest_out/gup_longterm-own.suite")" || bad=1
+		longterm_own=$(cat "$tmp/$f.longterm-own.summary")
 	fi
 	if [ -s "$out/$f.json" ]; then
 		results_flavour "$f" "kernel_release=$(jq .kernel_release "$out/$f.json")" \
@@ -175,12 +195,13 @@ matrix_flavour() {
 			"why_not_run=$why" boots=1 "wall_seconds=${boot:-null}" \
 			"cells=$(jq .summary.cells "$out/$f.json")" "quick=$quick" \
 			"mismatches=$(jq .summary.mismatches "$out/$f.json")" \
-			"gup_longterm=$longterm" "accel=$(job_accel "$tmp/$f.report")"
+			"gup_longterm=$longterm" "gup_longterm_own=$longterm_own" \
+			"accel=$(job_accel "$tmp/$f.report")"
 	else
 		results_flavour "$f" kernel_release=null ran=false \
 			"why_not_run=$why" boots=1 "wall_seconds=${boot:-null}" \
 			cells=0 "quick=$quick" mismatches=null "gup_longterm=$longterm" \
-			"accel=$(job_accel "$tmp/$f.report")"
+			"gup_longterm_own=$longterm_own" "accel=$(job_accel "$tmp/$f.report")"
 	fi
 	return "$bad"
 }

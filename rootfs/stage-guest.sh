@@ -118,19 +118,41 @@ if [ ! -f "$cached/.complete" ]; then
 	# headers lack).  Compiled from its own directory with a relative file
 	# name: it makes its "local tmpfile" next to __FILE__, i.e. in the cwd
 	# the guest gives it (the scratch ext4).
-	lt_tree=$("$LAB_ROOT/patches/unpack-source.sh" "$lt_pkg")
-	lt_uapi=$(uapi_headers "$lt_pkg")
-	lt_cfg=$(mktemp -d)
-	(cd "$lt_cfg" && sh "$lt_tree/tools/testing/selftests/mm/check_config.sh" gcc)
-	grep -qx '#define LOCAL_CONFIG_HAVE_LIBURING 1' "$lt_cfg/local_config.h" ||
-		die "gup_longterm: liburing not found (its io_uring half): run 'make deps' (liburing-dev)"
-	(cd "$lt_tree/tools/testing/selftests/mm" &&
-		gcc -Wall -O2 -I "$lt_tree" -isystem "$lt_uapi" \
-			-isystem "$lt_tree/tools/include/uapi" -I "$lt_cfg" -U_FORTIFY_SOURCE \
-			-no-pie -static -o "$out/bin/gup_longterm" \
-			gup_longterm.c vm_util.c thp_settings.c -lrt -lpthread -lm -luring) ||
-		die "gup_longterm does not build from $lt_tree"
+	# build_longterm TREE UAPI BINARY: TREE's suite; 7.3's calls its
+	# config header local_config.h_gen, includes "kselftest.h" from
+	# selftests/ and links hugepage_settings.c where 6.12's has
+	# thp_settings.c.
+	build_longterm() {
+		local tree=$1 uapi=$2 bin=$3 mm=$1/tools/testing/selftests/mm c srcs=()
+		lt_cfg=$(mktemp -d)
+		# (6.12's takes the compiler as its argument, 7.3's from CC)
+		(cd "$lt_cfg" && CC=gcc sh "$mm/check_config.sh" gcc)
+		grep -qx '#define LOCAL_CONFIG_HAVE_LIBURING 1' "$lt_cfg"/local_config.h* ||
+			die "gup_longterm: liburing not found (its io_uring half): run 'make deps' (liburing-dev)"
+		for c in vm_util.c thp_settings.c hugepage_settings.c; do
+			[ ! -f "$mm/$c" ] || srcs+=("$c")
+		done
+		(cd "$mm" &&
+			gcc -Wall -O2 -I "$tree" -isystem "$uapi" \
+				-isystem "$tree/tools/include/uapi" -I "$lt_cfg" \
+				-I "$tree/tools/testing/selftests" -U_FORTIFY_SOURCE \
+				-no-pie -static -o "$bin" \
+				gup_longterm.c "${srcs[@]}" -lrt -lpthread -lm -luring) ||
+			die "gup_longterm does not build from $tree"
+		rm -rf "$lt_cfg"
+	}
+	build_longterm "$("$LAB_ROOT/patches/unpack-source.sh" "$lt_pkg")" \
+		"$(uapi_headers "$lt_pkg")" "$out/bin/gup_longterm"
 	echo "$lt_pkg $(source_pkg_version "$lt_pkg")" >"$out/gup_longterm.source"
+	# A 7.3 flavour runs its own tree's suite too (gup_longterm-own): the
+	# other suite the host's judge models (gupctl longterm judge --suite).
+	own=$(awk '$1 == "VERSION" { v = $3 } $1 == "PATCHLEVEL" { p = $3 }
+		END { print v "." p }' "$src/Makefile")
+	if [ "$own" = 7.3 ] && [ -f "$sel/gup_longterm.c" ]; then
+		build_longterm "$src" "$(uapi_headers "$(flavour_source_pkg "$flavour")")" \
+			"$out/bin/gup_longterm-own"
+		echo "$own" >"$out/gup_longterm-own.suite"
+	fi
 	touch "$out/.complete"
 	# Another job may have put the same entry in place meanwhile.
 	mv -T "$out" "$cached" 2>/dev/null || [ -f "$cached/.complete" ] || cached=$out

@@ -18,13 +18,17 @@
 #      system, whose "local tmpfile" it makes in the cwd: /mnt/ext4 (cell
 #      1, /lab/out/gup_longterm.ktap and .status), /mnt/xfs (cell 2,
 #      gup_longterm.xfs.*), /mnt/btrfs (cell 3, gup_longterm.btrfs.*), each
-#      after its marker "gup-lab: longterm cell N", then "gup-lab: longterm
-#      end" (every job's marker format, lib/kmsg.h);
+#      after its marker "gup-lab: longterm cell N"; on a 7.3 kernel its
+#      own tree's suite too, the same way (cells 4-6,
+#      gup_longterm-own.{ext4,xfs,btrfs}.*, its version in
+#      gup_longterm-own.suite); then "gup-lab: longterm end" (every job's
+#      marker format, lib/kmsg.h);
 #   6. unmount xfs and btrfs.
 # Inputs (environment): GUP_LAB_FLAVOUR and GUP_LAB_POLICY (qemu/run.sh
 # exports them), MATRIX_QUICK (true: gupctl matrix --quick, make check's
 # subset; false: every cell).  Staged beside it by rootfs/stage-guest.sh:
-# /lab/gup_pin_test.ko, /lab/bin/gup_test, /lab/bin/gup_longterm and the
+# /lab/gup_pin_test.ko, /lab/bin/gup_test, /lab/bin/gup_longterm (and
+# /lab/bin/gup_longterm-own with /lab/gup_longterm-own.suite) and the
 # tree's FOLL_* values (/lab/foll_*, /lab/tool_foll_touch).
 # Exit status: 0 when gupctl matrix and gupctl xcheck both exited 0; 1
 # otherwise (the module did not load: neither ran).  gup_longterm's status
@@ -113,24 +117,31 @@ done
 # It runs from each scratch file system, its "local file system" (it
 # makes that file next to its relative __FILE__: the cwd); the ext4 run's
 # files keep their names.
+suites=(gup_longterm)
+if [ -x /lab/bin/gup_longterm-own ]; then
+	suites+=(gup_longterm-own)
+	cp /lab/gup_longterm-own.suite /lab/out/
+fi
 n=0
-for fs in ext4 xfs btrfs; do
-	n=$((n + 1))
-	out=/lab/out/gup_longterm.$fs
-	[ "$fs" != ext4 ] || out=/lab/out/gup_longterm
-	if ! mountpoint -q "/mnt/$fs"; then
-		{ cat "/lab/out/mount.$fs.err" 2>/dev/null || true; } >"$out.notrun"
-		[ -s "$out.notrun" ] || echo "/mnt/$fs is not mounted" >"$out.notrun"
-		continue
-	fi
-	# up to 20 s for the previous run's huge pages
-	for _ in $(seq 40); do
-		hugepages_back && break
-		sleep 0.5
+for suite in "${suites[@]}"; do
+	for fs in ext4 xfs btrfs; do
+		n=$((n + 1))
+		out=/lab/out/$suite.$fs
+		[ "$suite.$fs" != gup_longterm.ext4 ] || out=/lab/out/gup_longterm
+		if ! mountpoint -q "/mnt/$fs"; then
+			{ cat "/lab/out/mount.$fs.err" 2>/dev/null || true; } >"$out.notrun"
+			[ -s "$out.notrun" ] || echo "/mnt/$fs is not mounted" >"$out.notrun"
+			continue
+		fi
+		# up to 20 s for the previous run's huge pages
+		for _ in $(seq 40); do
+			hugepages_back && break
+			sleep 0.5
+		done
+		echo "gup-lab: longterm cell $n" >/dev/kmsg
+		(cd "/mnt/$fs" && "/lab/bin/$suite") >"$out.ktap" 2>&1
+		echo $? >"$out.status"
 	done
-	echo "gup-lab: longterm cell $n" >/dev/kmsg
-	(cd "/mnt/$fs" && /lab/bin/gup_longterm) >"$out.ktap" 2>&1
-	echo $? >"$out.status"
 done
 echo "gup-lab: longterm end" >/dev/kmsg
 scratch_umount

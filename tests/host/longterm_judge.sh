@@ -221,4 +221,75 @@ tap_is "$rc $(grep -c '^| .*, from /mnt/xfs |' "$TMP/lt.md") $(grep -c '^| .*, f
 tap_like "$(grep -F '| io_uring fixed buffer with MAP_SHARED file mapping ... with local tmpfile, from /mnt/btrfs |' "$TMP/lt.md")" \
 	'\| not ok \*\*≠\*\* \| — \| — \|$' "report --md: a disagreement of the btrfs run is marked in its row; a flavour without that run dashed"
 
+
+# ---- 7.3's own suite (--suite 7.3) ----
+# A 7.3 tree as the judge reads it; 7.3's suite names each result by its
+# test (log_test_result(), 7.3's vm_util.h) and runs a huge page size only
+# when hugetlb_setup(2, ...) gave it two free pages.
+mkdir -p "$TMP/k73/src/mm" "$TMP/k73/build"
+printf 'VERSION = 7\nPATCHLEVEL = 3\nSUBLEVEL = 4\n' >"$TMP/k73/src/Makefile"
+printf '\tcase PIN_LONGTERM_TEST_START:\n' >"$TMP/k73/src/mm/gup_test.c"
+printf 'CONFIG_GUP_TEST=y\nCONFIG_IO_URING=y\n' >"$TMP/k73/build/.config"
+echo "2048 2 2" >"$TMP/huge2"
+
+# ktap73 FILE SIZES V...: 7.3's KTAP with these verdicts over the backings
+# memfd, tmpfile, local tmpfile and SIZES hugetlb backings (0 or 1).
+ktap73() {
+	local f=$1 nb=$((3 + $2)) n=0 c b v name
+	shift 2
+	{
+		echo "TAP version 13"
+		echo "1..$((10 * nb))"
+		for c in "${cases[@]}"; do
+			for ((b = 0; b < nb; b++)); do
+				v=$1
+				shift
+				n=$((n + 1))
+				name="$c ... with ${backings[b]}"
+				echo "# [RUN] $name"
+				case $v in
+				ok) echo "ok $n $name" ;;
+				notok) echo "not ok $n $name" ;;
+				skip) echo "ok $n # SKIP $name" ;;
+				esac
+			done
+		done
+	} >"$f"
+}
+
+# On 7.3 every test passes: the long-term write pins of the local ext4
+# file are refused with EFAULT (7.3's check_vma_flags(), mm/gup.c:1222-1225),
+# which is what the suite expects of ext4; the others pin.
+# shellcheck disable=SC2046
+ktap73 "$TMP/l73.ktap" 1 $(rep 40 ok)
+run longterm judge --flavour latest --policy latest --kernel-dir "$TMP/k73" --hugetlb "$TMP/huge2" \
+	--suite 7.3 --ktap "$TMP/l73.ktap" --json "$TMP/j73.json"
+tap_is "$rc $(jq -c '[.suite.source, .summary.tests, .summary.agree, .summary.disagree, .hugetlb[0].tested]' "$TMP/j73.json" 2>/dev/null)" \
+	'0 ["7.3",40,40,0,true]' "--suite 7.3: 7.3's KTAP (results named by their test) judged, 40 of 40 agree"
+tap_like "$(jq -r '.tests[2].predicted.reason' "$TMP/j73.json")" \
+	'tools/testing/selftests/mm/gup_longterm\.c:202-207' "--suite 7.3: its reasons cite 7.3's gup_longterm.c by its path"
+
+# shellcheck disable=SC2046
+ktap73 "$TMP/l73bad.ktap" 1 ok ok notok $(rep 37 ok)
+run longterm judge --flavour latest --policy latest --kernel-dir "$TMP/k73" --hugetlb "$TMP/huge2" \
+	--suite 7.3 --ktap "$TMP/l73bad.ktap" --json "$TMP/j73.json"
+tap_is "$rc $(grep -c '^# finding (disagree): test 3 ' "$TMP/out")" "1 1" \
+	"--suite 7.3: a test that disagrees (the ext4 write pin measured not ok): exit 1, its finding"
+
+# One free huge page: 6.12's suite runs the size and skips its cases,
+# 7.3's leaves the size out (hugetlb_setup() could not have two free).
+run longterm expect --policy latest --kernel-dir "$TMP/k73" --hugetlb "$TMP/huge1"
+n612=$(grep -cE '^ ?[0-9]+ ' "$TMP/out")
+run longterm expect --policy latest --kernel-dir "$TMP/k73" --hugetlb "$TMP/huge1" --suite 7.3
+tap_is "$n612 $(grep -cE '^ ?[0-9]+ ' "$TMP/out") $(grep -c 'with memfd hugetlb (' "$TMP/out")" "120 90 0" \
+	"--suite 7.3: a huge page size with one free page is not among its tests (three runs: 6.12's 120 tests, 7.3's 90)"
+# shellcheck disable=SC2046
+ktap73 "$TMP/l73nohuge.ktap" 0 $(rep 30 ok)
+run longterm judge --flavour latest --policy latest --kernel-dir "$TMP/k73" --hugetlb "$TMP/huge1" \
+	--suite 7.3 --ktap "$TMP/l73nohuge.ktap" --json "$TMP/j73.json"
+tap_is "$rc $(jq -c '[.summary.tests, .summary.agree, .hugetlb[0].tested]' "$TMP/j73.json")" \
+	'0 [30,30,false]' "--suite 7.3: its plan of 30 without that size agrees, the size recorded untested"
+expect "--suite of a gup_longterm.c not modelled is a usage error" 2 err "the suites modelled are 6.12 and 7.3" \
+	-- longterm expect --policy latest --kernel-dir "$TMP/k73" --suite 7.2
+
 tap_done

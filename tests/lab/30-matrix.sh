@@ -161,6 +161,24 @@ for f in $(all_flavours); do
 	tap_is "$(jq -c '.summary | [.disagree, .all_agree]' "$lt" 2>&1)" "[0,true]" \
 		"$f: every gup_longterm verdict is the one the policy predicts"
 	jq -r '.findings[] | select(.kind != "suite") | "#   \(.kind): \(.text)"' "$lt" 2>/dev/null | sed -n 1,10p
+	# A 7.3 tree's own suite (rootfs/stage-guest.sh builds it for a tree of
+	# that version only): three runs, judged with --suite 7.3; none on
+	# another flavour.
+	lto=$res/$f.longterm-own.json
+	if [ "$(flavour_field "$f" 5)" = 7.3 ]; then
+		plans=''
+		for k in gup_longterm-own gup_longterm-own.xfs gup_longterm-own.btrfs; do
+			plans+=" $(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$res/$f.$k.ktap" 2>/dev/null | head -1)"
+		done
+		tap_like "${plans# }" '^([1-9][0-9]*) \1 \1$' \
+			"$f: FLAVOUR.gup_longterm-own{,.xfs,.btrfs}.ktap hold its own tree's suite's KTAP of each run (${plans# })"
+		tap_is "$(jq -c '[.suite.source, .summary.missing, .summary.disagree, .summary.all_agree]' "$lto" 2>&1)" \
+			'["7.3",0,0,true]' "$f: its own 7.3 gup_longterm: every verdict the one the policy predicts"
+		jq -r '.findings[] | select(.kind != "suite") | "#   \(.kind): \(.text)"' "$lto" 2>/dev/null | sed -n 1,10p
+	else
+		tap_is "$([ -e "$lto" ] && echo present || echo absent)" absent \
+			"$f: no suite of its own (its tree is $(flavour_field "$f" 5), not 7.3)"
+	fi
 done
 
 # A mislabelled flavour fails: a table that says gup-v7 is v9 (its kernel,

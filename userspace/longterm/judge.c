@@ -39,7 +39,7 @@ struct lt_run_opt {
 };
 
 struct lt_opts {
-	const char *flavour, *policy, *kdir, *hugetlb;
+	const char *flavour, *policy, *kdir, *hugetlb, *suite;
 	const char *json, *reports, *console, *md, *policies;
 	struct lt_run_opt run[LT_FS_COUNT];	/* ext4's: --ktap, --status */
 };
@@ -66,13 +66,14 @@ struct lt_run {
 };
 
 static const char * const longterm_usage[] = {
-	"gupctl longterm expect --policy P --kernel-dir DIR [--hugetlb FILE]",
+	"gupctl longterm expect --policy P --kernel-dir DIR [--hugetlb FILE] [--suite 6.12|7.3]",
 	"gupctl longterm judge --policy P --kernel-dir DIR --ktap FILE [--xfs-ktap FILE|--xfs-not-run WHY]",
 	"                      [--btrfs-ktap FILE|--btrfs-not-run WHY] [--json FILE] [OPTIONS]",
 	"gupctl longterm report --md FILE [--policies FILE] RESULTS_DIR",
 	"",
-	"The mm selftests' gup_longterm (6.12), predicted from the flavour's GUP policy",
-	"and judged (docs/longterm-guide.md).",
+	"The mm selftests' gup_longterm (6.12's on every flavour, a 7.3 kernel's own",
+	"beside it), predicted from the flavour's GUP policy and judged",
+	"(docs/longterm-guide.md).",
 	NULL
 };
 
@@ -115,6 +116,9 @@ static int load(const char *cmd, const struct lt_opts *o, struct lt_run *r)
 		fprintf(stderr, "gupctl %s: %s\n", cmd, why);
 		return GUPCTL_EXIT_USAGE;
 	}
+	if (o->suite && lt_suite_parse(o->suite, &r->k.suite))
+		return usage_error(cmd, "--suite %s: the suites modelled are %s and %s",
+				   o->suite, lt_suite_name(LT_SUITE_612), lt_suite_name(LT_SUITE_73));
 	for (fs = 0; fs < LT_FS_COUNT; fs++) {
 		r->plan[fs] = -1;
 		r->first[fs] = r->nr;
@@ -144,6 +148,7 @@ static int cmd_expect(int argc, char **argv)
 		GOPT_STRING(0, "policy", &o.policy, "P", "the flavour's GUP policy (patches/flavours' gup column)"),
 		GOPT_STRING(0, "kernel-dir", &o.kdir, "DIR", "the flavour's kernel directory: src/ (its tree), build/.config"),
 		GOPT_STRING(0, "hugetlb", &o.hugetlb, "FILE", "the guest's huge pages: lines 'SIZE_KB NR FREE'"),
+		GOPT_STRING(0, "suite", &o.suite, "V", "the gup_longterm.c: 6.12 (default) or 7.3"),
 		GOPT_END()
 	};
 	struct lt_run *r;
@@ -381,6 +386,7 @@ static int cmd_judge(int argc, char **argv)
 		GOPT_STRING(0, "policy", &o.policy, "P", "its GUP policy (patches/flavours' gup column)"),
 		GOPT_STRING(0, "kernel-dir", &o.kdir, "DIR", "its kernel directory: src/ (its tree), build/.config"),
 		GOPT_STRING(0, "hugetlb", &o.hugetlb, "FILE", "the guest's huge pages before the run: lines 'SIZE_KB NR FREE'"),
+		GOPT_STRING(0, "suite", &o.suite, "V", "the gup_longterm.c the guest ran: 6.12 (default) or 7.3"),
 		GOPT_GROUP("What the guest measured"),
 		GOPT_STRING(0, "ktap", &o.run[LT_FS_EXT4].ktap, "FILE", "gup_longterm's output, run from " LAB_EXT4_DIR),
 		GOPT_STRING(0, "status", &o.run[LT_FS_EXT4].status, "N", "its exit status"),
@@ -493,12 +499,12 @@ static int cmd_judge(int argc, char **argv)
 	printf("# gup_longterm on %s (policy %s): %u ok, %u not ok, %u skip, %u missing; %u agree (%u by an accepted skip), %u disagree, %u not predicted\n",
 	       o.flavour ?: "?", o.policy, count[LT_OK], count[LT_NOT_OK], count[LT_SKIP],
 	       count[LT_MISSING], nr_agree, nr_or_skip, r->nr_disagree, r->nr_unknown);
-	doc = json_pack("{s:s, s:s?, s:s, s:b, s:{s:s, s:o, s:o}, s:{s:s, s:b, s:b, s:b},"
+	doc = json_pack("{s:s, s:s?, s:s, s:b, s:{s:s, s:s, s:o, s:o}, s:{s:s, s:b, s:b, s:b},"
 			" s:o, s:o, s:o, s:o, s:o,"
 			" s:{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}}",
 			"job", "matrix", "flavour", o.flavour, "policy", o.policy,
 			"policy_known", r->k.fn != NULL,
-			"suite", "name", "gup_longterm",
+			"suite", "name", "gup_longterm", "source", lt_suite_name(r->k.suite),
 			"plan", r->plan[LT_FS_EXT4] < 0 ? json_null() :
 			json_integer(r->plan[LT_FS_EXT4]),
 			"exit_status", status_json(o.run[LT_FS_EXT4].status),
@@ -520,8 +526,9 @@ static int cmd_judge(int argc, char **argv)
 				    json_integer(r->nr_unknown));
 	for (i = 0; i < r->k.nr_huge; i++)
 		json_array_append_new(json_object_get(doc, "hugetlb"),
-				      json_pack("{s:I, s:I}", "size_kb", (json_int_t)r->k.huge[i].kb,
-						"free", (json_int_t)r->k.huge[i].free));
+				      json_pack("{s:I, s:I, s:b}", "size_kb", (json_int_t)r->k.huge[i].kb,
+						"free", (json_int_t)r->k.huge[i].free,
+						"tested", lt_huge_tested(&r->k, i)));
 	ret = o.json ? write_json(o.json, doc) : 0;
 	json_decref(doc);
 	/* policy none: its tests are measured, not judged; only a disagreement fails */
@@ -540,6 +547,7 @@ out:
 struct lt_col {
 	const char *name;
 	json_t *doc;		/* FLAVOUR.longterm.json, NULL: none */
+	json_t *own;		/* FLAVOUR.longterm-own.json: the kernel's own suite */
 };
 
 static const char *cell_mark(json_t *t)
@@ -599,6 +607,8 @@ static int load_cols(const char *dir, struct lt_col *cols, unsigned int *nc)
 		cols[*nc].name = strdup(name);
 		snprintf(path, sizeof(path), "%s/%s.longterm.json", dir, name);
 		cols[*nc].doc = json_load_file(path, 0, NULL);
+		snprintf(path, sizeof(path), "%s/%s.longterm-own.json", dir, name);
+		cols[*nc].own = json_load_file(path, 0, NULL);
 		(*nc)++;
 	}
 	json_decref(run);
@@ -612,6 +622,7 @@ static void free_cols(struct lt_col *cols, unsigned int nc)
 	for (c = 0; c < nc; c++) {
 		free((char *)cols[c].name);
 		json_decref(cols[c].doc);
+		json_decref(cols[c].own);
 	}
 }
 
@@ -649,18 +660,13 @@ static bool md_row(json_t *t)
 	       !strcmp(json_string_value(json_object_get(t, "backing")) ?: "", "local tmpfile");
 }
 
-static void write_md(FILE *f, const char *dir, struct lt_col *cols, unsigned int nc)
+/* The table test x flavour of @cols' documents, and their findings (@h: "##"...). */
+static void write_tests(FILE *f, struct lt_col *cols, unsigned int nc, const char *h)
 {
 	json_t *ref = NULL, *t, *s, *x;
 	unsigned int c;
 	size_t i;
 
-	fprintf(f, "# gup_longterm on every flavour\n\n");
-	fprintf(f, "<!-- generated by `gupctl longterm report` (make docs) from %s: do not edit -->\n\n",
-		dir);
-	fprintf(f, "The mm selftests' own test of FOLL_LONGTERM (6.12's `tools/testing/selftests/mm/gup_longterm.c`, unmodified), run in each flavour's matrix boot; each verdict beside the one `userspace/model/policy.c` predicts for the same call.  How to read it: [longterm-guide.md](longterm-guide.md).\n\n");
-	fprintf(f, "The suite runs once from each scratch file system, `/mnt/ext4`, `/mnt/xfs` and `/mnt/btrfs`: its \"local tmpfile\" is made in the cwd.  The table has every test of the run from ext4 and the local tmpfile's tests of the other two (their other tests repeat the first run's files; a disagreement among them is in the findings).  `=` the verdict is the predicted one, **≠** it is not (a finding), `?` not predicted (no policy function yet), `—` the flavour has no judgement in these results.\n\n");
-	write_summary(f, cols, nc);
 	for (c = 0; c < nc && !ref; c++)
 		if (cols[c].doc)
 			ref = json_object_get(cols[c].doc, "tests");
@@ -701,7 +707,7 @@ static void write_md(FILE *f, const char *dir, struct lt_col *cols, unsigned int
 		}
 		fprintf(f, "\n");
 	}
-	fprintf(f, "\n## Findings\n\n");
+	fprintf(f, "\n%s Findings\n\n", h);
 	for (c = 0; c < nc; c++) {
 		json_t *fs = cols[c].doc ? json_object_get(cols[c].doc, "findings") : NULL;
 
@@ -710,6 +716,38 @@ static void write_md(FILE *f, const char *dir, struct lt_col *cols, unsigned int
 				json_string_value(json_object_get(x, "kind")),
 				json_string_value(json_object_get(x, "text")));
 	}
+}
+
+/*
+ * The kernels' own suites (a 7.3 kernel's: FLAVOUR.longterm-own.json),
+ * as columns of their own, or nothing when the run has none.
+ */
+static void write_own(FILE *f, struct lt_col *cols, unsigned int nc)
+{
+	struct lt_col own[LT_MAX_FLAVOURS];
+	unsigned int c, n = 0;
+
+	for (c = 0; c < nc; c++)
+		if (cols[c].own)
+			own[n++] = (struct lt_col){ .name = cols[c].name, .doc = cols[c].own };
+	if (!n)
+		return;
+	fprintf(f, "\n## Each kernel's own suite\n\n");
+	fprintf(f, "A 7.3 kernel also runs its own tree's `tools/testing/selftests/mm/gup_longterm.c` (7.3.4's), the same three ways, after 6.12's, judged against the same policy: its tests are 6.12's, it reports each by its name (`log_test_result()`) and runs only the huge page sizes that `hugetlb_setup(2, ...)` gave two free pages.\n\n");
+	write_summary(f, own, n);
+	write_tests(f, own, n, "###");
+}
+
+static void write_md(FILE *f, const char *dir, struct lt_col *cols, unsigned int nc)
+{
+	fprintf(f, "# gup_longterm on every flavour\n\n");
+	fprintf(f, "<!-- generated by `gupctl longterm report` (make docs) from %s: do not edit -->\n\n",
+		dir);
+	fprintf(f, "The mm selftests' own test of FOLL_LONGTERM (6.12's `tools/testing/selftests/mm/gup_longterm.c`, unmodified), run in each flavour's matrix boot; each verdict beside the one `userspace/model/policy.c` predicts for the same call.  How to read it: [longterm-guide.md](longterm-guide.md).\n\n");
+	fprintf(f, "The suite runs once from each scratch file system, `/mnt/ext4`, `/mnt/xfs` and `/mnt/btrfs`: its \"local tmpfile\" is made in the cwd.  The table has every test of the run from ext4 and the local tmpfile's tests of the other two (their other tests repeat the first run's files; a disagreement among them is in the findings).  `=` the verdict is the predicted one, **≠** it is not (a finding), `?` not predicted (no policy function yet), `—` the flavour has no judgement in these results.\n\n");
+	write_summary(f, cols, nc);
+	write_tests(f, cols, nc, "##");
+	write_own(f, cols, nc);
 }
 
 /* longterm_policies_section() at the end of @path. */

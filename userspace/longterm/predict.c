@@ -4,8 +4,10 @@
  * verdicts predicted from the flavour's policy function (predict.h).
  *
  * Citations: gup_longterm.c is 6.12.118's
- * tools/testing/selftests/mm/gup_longterm.c (the binary the guest runs);
- * "6.1" lines are 6.1.192's, "6.12" lines 6.12.118's, "7.3" lines 7.3.4's.
+ * tools/testing/selftests/mm/gup_longterm.c (the binary the guest runs on
+ * every flavour); 7.3's own suite is cited by its path in the 7.3 tree
+ * (suite_texts[] below); "6.1" lines are 6.1.192's, "6.12" lines
+ * 6.12.118's, "7.3" lines 7.3.4's.
  */
 #include <errno.h>
 #include <linux/magic.h>
@@ -36,6 +38,106 @@ const struct lt_case lt_cases[LT_NR_CASES] = {
 	{ "io_uring fixed buffer with MAP_SHARED file mapping", true, true, false, true },
 	{ "io_uring fixed buffer with MAP_PRIVATE file mapping", false, true, false, true },
 };
+
+/*
+ * What each suite says at each step, with its lines: 6.12's prints
+ * "Should have worked" and the like (ksft_test_result()), 7.3's the
+ * test's name with the result do_test() chose (log_test_result(),
+ * vm_util.h:138-141).  The decisions are the same.
+ */
+struct suite_text {
+	const char *name;
+	const char *no_huge;		/* %lu: the size in kB */
+	const char *one_huge;		/* %lu */
+	const char *private_note;
+	const char *no_gup_test;
+	const char *mprotect_note;
+	const char *start;		/* %s %s %s: the call, |FOLL_WRITE, its kernel lines */
+	const char *no_ioctl;
+	const char *pinned;		/* %s: ok or not ok */
+	const char *efault;		/* %s */
+	const char *einval;
+	const char *other;		/* %s: the errno */
+	const char *no_io_uring;
+	const char *registered;		/* %s */
+	const char *refused;		/* %s %s: the errno, what the suite means */
+	const char *means[3];		/* what it means: a skip, a failure, a pass */
+};
+
+#define SEL73 "tools/testing/selftests/mm/gup_longterm.c"
+
+static const struct suite_text suite_texts[LT_SUITE_COUNT] = {
+	[LT_SUITE_612] = {
+		.name = "6.12",
+		.no_huge = "no free %lu kB huge page: fallocate() fails and the suite skips ('need more free huge pages', gup_longterm.c:103-108)",
+		.one_huge = "one free %lu kB huge page: MAP_PRIVATE mmap() cannot reserve the copy's and the suite skips ('need more free huge pages', gup_longterm.c:111-118)",
+		.private_note = "the matrix has no MAP_PRIVATE cell of this backing: its MAP_SHARED cell stands in (v1's can_write_file_mapping() and v7/v9's vma_needs_dirty_tracking() decide shmem and hugetlbfs by their file, not VM_SHARED; memset()'s write fault, gup_longterm.c:122, left an anonymous copy that GUP-fast takes)",
+		.no_gup_test = "no CONFIG_GUP_TEST: /sys/kernel/debug/gup_test does not open (gup_fd < 0) and the suite skips (gup_longterm.c:145-148)",
+		.mprotect_note = "then mprotect(PROT_READ) (gup_longterm.c:131): the matrix has no such state; the pin has no FOLL_WRITE, so neither check_vma_flags()'s VM_WRITE test nor any write policy applies",
+		.start = "PIN_LONGTERM_TEST_START: %s(FOLL_LONGTERM%s) (%s) on a page memset() write-faulted (gup_longterm.c:122)",
+		.no_ioctl = "this kernel's mm/gup_test.c has no PIN_LONGTERM_TEST_START (the 6.12 ioctl, not backported here): gup_test_ioctl()'s default case returns -EINVAL (6.1: mm/gup_test.c:220-221) and the suite skips on EINVAL (gup_longterm.c:167-169)",
+		.pinned = "pinned: 'Should have worked' is %s (gup_longterm.c:186)",
+		.efault = "EFAULT: 'Should have failed' is %s (gup_longterm.c:170-172)",
+		.einval = "EINVAL: the suite skips (gup_longterm.c:167-169)",
+		.other = "%s: neither EINVAL nor EFAULT, the suite fails (ksft_test_result_fail(), gup_longterm.c:173-175)",
+		.no_io_uring = "no CONFIG_IO_URING: io_uring_queue_init() fails and the suite skips (gup_longterm.c:203-207)",
+		.registered = "registered: 'Should have worked' is %s (gup_longterm.c:225-226)",
+		.refused = "refused %s: the suite means %s (gup_longterm.c:216-223), but it tests errno, which liburing's io_uring_register_buffers() does not set (it returns -errno; Debian's liburing 2.3 makes the system call itself): it sees an earlier call's errno, so a skip is accepted too",
+		.means = { "a skip", "'Should have failed' not ok", "'Should have failed' ok" },
+	},
+	[LT_SUITE_73] = {
+		.name = "7.3",
+		.no_huge = "no free %lu kB huge page: fallocate() fails, 'need more free huge pages' and KSFT_SKIP (" SEL73 ":117-133)",
+		.one_huge = "one free %lu kB huge page: MAP_PRIVATE mmap() cannot reserve the copy's: 'need more free huge pages' and KSFT_SKIP (" SEL73 ":136-146)",
+		.private_note = "the matrix has no MAP_PRIVATE cell of this backing: its MAP_SHARED cell stands in (v1's can_write_file_mapping() and v7/v9's vma_needs_dirty_tracking() decide shmem and hugetlbfs by their file, not VM_SHARED; memset()'s write fault, " SEL73 ":150, left an anonymous copy that GUP-fast takes)",
+		.no_gup_test = "no CONFIG_GUP_TEST: /sys/kernel/debug/gup_test does not open (gup_fd < 0), 'gup_test not available' and KSFT_SKIP (" SEL73 ":174-178)",
+		.mprotect_note = "then mprotect(PROT_READ) (" SEL73 ":159): the matrix has no such state; the pin has no FOLL_WRITE, so neither check_vma_flags()'s VM_WRITE test nor any write policy applies",
+		.start = "PIN_LONGTERM_TEST_START: %s(FOLL_LONGTERM%s) (%s) on a page memset() write-faulted (" SEL73 ":150)",
+		.no_ioctl = "this kernel's mm/gup_test.c has no PIN_LONGTERM_TEST_START: gup_test_ioctl()'s default case returns -EINVAL and the suite's EINVAL is KSFT_SKIP (" SEL73 ":198-201)",
+		.pinned = "pinned: should_work decides, KSFT_PASS or KSFT_FAIL: %s (" SEL73 ":224-227)",
+		.efault = "EFAULT: should_work decides, KSFT_FAIL or KSFT_PASS: %s (" SEL73 ":202-207)",
+		.einval = "EINVAL: KSFT_SKIP (" SEL73 ":198-201)",
+		.other = "%s: neither EINVAL nor EFAULT, KSFT_FAIL (" SEL73 ":208-212)",
+		.no_io_uring = "no CONFIG_IO_URING: io_uring_queue_init() fails and KSFT_SKIP (" SEL73 ":245-251)",
+		.registered = "registered: should_work decides, KSFT_PASS or KSFT_FAIL: %s (" SEL73 ":277-283)",
+		.refused = "refused %s: the suite means %s (" SEL73 ":258-276), but it tests errno, which liburing's io_uring_register_buffers() does not set (it returns -errno; Debian's liburing 2.3 makes the system call itself): it sees an earlier call's errno, so a skip is accepted too",
+		.means = { "KSFT_SKIP", "KSFT_FAIL", "KSFT_PASS" },
+	},
+};
+
+static const struct suite_text *text_of(const struct lt_kernel *k)
+{
+	return &suite_texts[k->suite < LT_SUITE_COUNT ? k->suite : LT_SUITE_612];
+}
+
+const char *lt_suite_name(enum lt_suite su)
+{
+	return su < LT_SUITE_COUNT ? suite_texts[su].name : "?";
+}
+
+int lt_suite_parse(const char *name, enum lt_suite *su)
+{
+	unsigned int i;
+
+	for (i = 0; i < LT_SUITE_COUNT; i++)
+		if (!strcmp(name, suite_texts[i].name)) {
+			*su = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/*
+ * 6.12's main() tests every size detect_hugetlb_page_sizes() finds
+ * (gup_longterm.c:452); 7.3's hugetlb_setup(2, ...) (SEL73:513) asks for
+ * two free pages of each size and leaves out a size that cannot have them
+ * (hugepage_settings.c:452-463, 509-514).  The guest asks for the same
+ * two first (jobs/guest/matrix.sh) and records what it got.
+ */
+bool lt_huge_tested(const struct lt_kernel *k, unsigned int i)
+{
+	return i < k->nr_huge && (k->suite != LT_SUITE_73 || k->huge[i].free >= 2);
+}
 
 static const char * const verdict_names[LT_VERDICT_COUNT] = {
 	[LT_OK]		= "ok",
@@ -88,12 +190,14 @@ unsigned int lt_tests(const struct lt_kernel *k, enum lt_fs fs, struct lt_test *
 
 	for (c = 0; c < LT_NR_CASES; c++) {
 		nb = LT_HUGETLB + k->nr_huge;
-		for (b = 0; b < nb && n < max; b++, n++) {
+		for (b = 0; b < nb && n < max; b++) {
+			h = b - LT_HUGETLB;
+			if (b >= LT_HUGETLB && !lt_huge_tested(k, h))
+				continue;
 			t[n].index = n;
 			t[n].fs = fs;
 			t[n].c = &lt_cases[c];
 			t[n].backing = b < LT_HUGETLB ? b : LT_HUGETLB;
-			h = b - LT_HUGETLB;
 			t[n].huge_kb = b < LT_HUGETLB ? 0 : k->huge[h].kb;
 			if (b < LT_HUGETLB)
 				snprintf(t[n].name, sizeof(t[n].name), "%s ... with %s",
@@ -102,6 +206,7 @@ unsigned int lt_tests(const struct lt_kernel *k, enum lt_fs fs, struct lt_test *
 				snprintf(t[n].name, sizeof(t[n].name),
 					 "%s ... with memfd hugetlb (%lu kB)",
 					 lt_cases[c].desc, t[n].huge_kb);
+			n++;
 		}
 	}
 	return n;
@@ -123,7 +228,8 @@ static bool fs_supports_rw_longterm(enum lt_backing b)
  * local tmpfile is the run's file system's file (model/cell.c's backing
  * of that file system and mapping: ext4-shared, xfs-private...).
  */
-static enum cell_backing cell_backing(const struct lt_test *t, const char **note)
+static enum cell_backing cell_backing(const struct lt_kernel *k, const struct lt_test *t,
+				      const char **note)
 {
 	static const enum cell_backing shared[LT_BACKING_COUNT] = {
 		[LT_MEMFD]	= BACKING_SHMEM,
@@ -139,7 +245,7 @@ static enum cell_backing cell_backing(const struct lt_test *t, const char **note
 			*note = "the matrix's hugetlb-memfd is of the default huge page size (2048 kB): it stands in for this size";
 		return shared[t->backing];
 	}
-	*note = "the matrix has no MAP_PRIVATE cell of this backing: its MAP_SHARED cell stands in (v1's can_write_file_mapping() and v7/v9's vma_needs_dirty_tracking() decide shmem and hugetlbfs by their file, not VM_SHARED; memset()'s write fault, gup_longterm.c:122, left an anonymous copy that GUP-fast takes)";
+	*note = text_of(k)->private_note;
 	return shared[t->backing];
 }
 
@@ -186,11 +292,9 @@ static bool huge_pages_suffice(const struct lt_kernel *k, const struct lt_test *
 		return true;
 	p->verdict = LT_SKIP;
 	if (!h || h->free < 1)
-		why(p, "no free %lu kB huge page: fallocate() fails and the suite skips ('need more free huge pages', gup_longterm.c:103-108)",
-		    t->huge_kb);
+		why(p, text_of(k)->no_huge, t->huge_kb);
 	else
-		why(p, "one free %lu kB huge page: MAP_PRIVATE mmap() cannot reserve the copy's and the suite skips ('need more free huge pages', gup_longterm.c:111-118)",
-		    t->huge_kb);
+		why(p, text_of(k)->one_huge, t->huge_kb);
 	return false;
 }
 
@@ -239,7 +343,7 @@ static void predict_gup_test(const struct lt_kernel *k, const struct lt_test *t,
 	p->via = "gup_test";
 	if (!k->gup_test) {
 		p->verdict = LT_SKIP;
-		why(p, "no CONFIG_GUP_TEST: /sys/kernel/debug/gup_test does not open (gup_fd < 0) and the suite skips (gup_longterm.c:145-148)");
+		why(p, "%s", text_of(k)->no_gup_test);
 		return;
 	}
 	/* pin_longterm_test_start(), 6.12: mm/gup_test.c:225, 252-273; 7.3 keeps
@@ -247,13 +351,13 @@ static void predict_gup_test(const struct lt_kernel *k, const struct lt_test *t,
 	p->cell = (struct cell){
 		.method = fast ? GUP_PIN_METHOD_PIN_FAST : GUP_PIN_METHOD_PIN,
 		.flags = GUP_PIN_FLAG_LONGTERM | (t->c->rw ? GUP_PIN_FLAG_WRITE : 0),
-		.backing = cell_backing(t, &p->cell_note),
+		.backing = cell_backing(k, t, &p->cell_note),
 		.state = STATE_WRITE,
 	};
 	if (!t->c->rw)
-		p->cell_note = "then mprotect(PROT_READ) (gup_longterm.c:131): the matrix has no such state; the pin has no FOLL_WRITE, so neither check_vma_flags()'s VM_WRITE test nor any write policy applies";
+		p->cell_note = text_of(k)->mprotect_note;
 	/* in the tree's own lines: 6.1's are patches/gup-test-longterm's backport */
-	why(p, "PIN_LONGTERM_TEST_START: %s(FOLL_LONGTERM%s) (%s) on a page memset() write-faulted (gup_longterm.c:122)",
+	why(p, text_of(k)->start,
 	    fast ? "pin_user_pages_fast" : "pin_user_pages", t->c->rw ? "|FOLL_WRITE" : "",
 	    k->version == 7 ? "7.3: mm/gup_test.c:276-281" :
 	    k->patchlevel == 12 ? "6.12: mm/gup_test.c:268-273" :
@@ -262,26 +366,23 @@ static void predict_gup_test(const struct lt_kernel *k, const struct lt_test *t,
 	p->matrix_index = matrix_index(&p->cell);
 	if (!k->longterm_ioctls) {
 		p->verdict = LT_SKIP;
-		why(p, "this kernel's mm/gup_test.c has no PIN_LONGTERM_TEST_START (the 6.12 ioctl, not backported here): gup_test_ioctl()'s default case returns -EINVAL (6.1: mm/gup_test.c:220-221) and the suite skips on EINVAL (gup_longterm.c:167-169)");
+		why(p, "%s", text_of(k)->no_ioctl);
 		return;
 	}
 	if (!ask_policy(k, p))
 		return;
 	if (p->outcome == OUTCOME_PINNED) {
 		p->verdict = p->should_work ? LT_OK : LT_NOT_OK;
-		why(p, "pinned: 'Should have worked' is %s (gup_longterm.c:186)",
-		    p->should_work ? "ok" : "not ok");
+		why(p, text_of(k)->pinned, p->should_work ? "ok" : "not ok");
 	} else if (p->err == EFAULT) {
 		p->verdict = p->should_work ? LT_NOT_OK : LT_OK;
-		why(p, "EFAULT: 'Should have failed' is %s (gup_longterm.c:170-172)",
-		    p->should_work ? "not ok" : "ok");
+		why(p, text_of(k)->efault, p->should_work ? "not ok" : "ok");
 	} else if (p->err == EINVAL) {
 		p->verdict = LT_SKIP;
-		why(p, "EINVAL: the suite skips (gup_longterm.c:167-169)");
+		why(p, "%s", text_of(k)->einval);
 	} else {
 		p->verdict = LT_NOT_OK;
-		why(p, "%s: neither EINVAL nor EFAULT, the suite fails (ksft_test_result_fail(), gup_longterm.c:173-175)",
-		    errno_name(p->err));
+		why(p, text_of(k)->other, errno_name(p->err));
 	}
 }
 
@@ -306,7 +407,7 @@ static void predict_iouring(const struct lt_kernel *k, const struct lt_test *t,
 	p->via = "io_uring";
 	if (!k->io_uring) {
 		p->verdict = LT_SKIP;
-		why(p, "no CONFIG_IO_URING: io_uring_queue_init() fails and the suite skips (gup_longterm.c:203-207)");
+		why(p, "%s", text_of(k)->no_io_uring);
 		return;
 	}
 	if (!v61 && !v612 && !v73) {
@@ -318,7 +419,7 @@ static void predict_iouring(const struct lt_kernel *k, const struct lt_test *t,
 	p->cell = (struct cell){
 		.method = v61 ? GUP_PIN_METHOD_PIN : GUP_PIN_METHOD_PIN_FAST,
 		.flags = GUP_PIN_FLAG_WRITE | GUP_PIN_FLAG_LONGTERM,
-		.backing = cell_backing(t, &p->cell_note),
+		.backing = cell_backing(k, t, &p->cell_note),
 		.state = STATE_WRITE,
 	};
 	why(p, "%s", v61 ?
@@ -334,16 +435,14 @@ static void predict_iouring(const struct lt_kernel *k, const struct lt_test *t,
 	}
 	if (p->outcome == OUTCOME_PINNED) {
 		p->verdict = p->should_work ? LT_OK : LT_NOT_OK;
-		why(p, "registered: 'Should have worked' is %s (gup_longterm.c:225-226)",
-		    p->should_work ? "ok" : "not ok");
+		why(p, text_of(k)->registered, p->should_work ? "ok" : "not ok");
 		return;
 	}
 	intended = p->err == ENOSPC || p->err == EOPNOTSUPP || p->err == EFAULT;
 	p->verdict = !intended ? LT_SKIP : p->should_work ? LT_NOT_OK : LT_OK;
 	p->or_skip = p->verdict != LT_SKIP;
-	why(p, "refused %s: the suite means %s (gup_longterm.c:216-223), but it tests errno, which liburing's io_uring_register_buffers() does not set (it returns -errno; Debian's liburing 2.3 makes the system call itself): it sees an earlier call's errno, so a skip is accepted too",
-	    errno_name(p->err), !intended ? "a skip" :
-	    p->should_work ? "'Should have failed' not ok" : "'Should have failed' ok");
+	why(p, text_of(k)->refused, errno_name(p->err),
+	    text_of(k)->means[!intended ? 0 : p->should_work ? 1 : 2]);
 }
 
 void lt_predict(const struct lt_kernel *k, const struct lt_test *t,
@@ -351,7 +450,7 @@ void lt_predict(const struct lt_kernel *k, const struct lt_test *t,
 {
 	memset(p, 0, sizeof(*p));
 	p->matrix_index = -1;
-	/* gup_longterm.c:159-160 and 199-200 */
+	/* gup_longterm.c:159-160 and 199-200 (7.3's: 190-191, 241-242) */
 	p->should_work = !t->c->shared || !t->c->rw || fs_supports_rw_longterm(t->backing);
 	if (!huge_pages_suffice(k, t, p))
 		return;

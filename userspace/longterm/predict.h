@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * longterm: the mm selftests' gup_longterm (6.12's
- * tools/testing/selftests/mm/gup_longterm.c, run unmodified in the guest)
- * as the lab sees it.  Each of its tests is a long-term pin of one page
+ * tools/testing/selftests/mm/gup_longterm.c, run unmodified in the guest on
+ * every flavour, and a 7.3 kernel's own beside it) as the lab sees it.  Each of its tests is a long-term pin of one page
  * (or huge page) that the matrix also makes: the same method, flags,
  * backing and page state.  Its verdict is predicted by asking the
  * flavour's policy function (model/policy.h) for that cell, modelling what lies
@@ -64,6 +64,19 @@ struct lt_huge {
 	long free;
 };
 
+/*
+ * Which gup_longterm.c the guest ran: 6.12's on every flavour, and on a
+ * 7.3 kernel also its own tree's (rootfs/stage-guest.sh).  The tests and
+ * what decides them are the same; 7.3's reports through log_test_result()
+ * (vm_util.h) and only runs the huge page sizes hugetlb_setup() gave two
+ * free pages (hugepage_settings.c).
+ */
+enum lt_suite {
+	LT_SUITE_612,
+	LT_SUITE_73,
+	LT_SUITE_COUNT
+};
+
 /* What the prediction needs to know of the flavour's kernel. */
 struct lt_kernel {
 	const char *policy;		/* patches/flavours' gup column */
@@ -72,6 +85,7 @@ struct lt_kernel {
 	bool gup_test;			/* CONFIG_GUP_TEST=y */
 	bool io_uring;			/* CONFIG_IO_URING=y */
 	bool longterm_ioctls;		/* mm/gup_test.c handles PIN_LONGTERM_TEST_START */
+	enum lt_suite suite;		/* the gup_longterm.c the guest ran */
 	unsigned int nr_huge;
 	struct lt_huge huge[LT_MAX_HUGE];
 };
@@ -114,6 +128,12 @@ const char *lt_verdict_name(enum lt_verdict v);	/* "ok", "not ok", "skip", ... *
 const char *lt_backing_name(enum lt_backing b);	/* "memfd", "tmpfile", ... */
 const char *lt_fs_name(enum lt_fs fs);		/* "ext4", "xfs", "btrfs" */
 const char *lt_fs_dir(enum lt_fs fs);		/* "/mnt/ext4", ... */
+const char *lt_suite_name(enum lt_suite s);	/* "6.12", "7.3" */
+/* "6.12" or "7.3" to @s: 0, or -EINVAL (a suite not modelled). */
+int lt_suite_parse(const char *name, enum lt_suite *s);
+
+/* Does suite @k->suite run huge page size @k->huge[@i] (7.3's: two free)? */
+bool lt_huge_tested(const struct lt_kernel *k, unsigned int i);
 
 /*
  * Every test the suite runs from @fs on a kernel offering @k's huge page
