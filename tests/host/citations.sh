@@ -180,6 +180,12 @@ for f in "${flavours[@]}"; do
 	if [ -n "${kdir[$f]:-}" ]; then
 		"$GUPCTL" longterm expect --policy "$policy" --kernel-dir "${kdir[$f]}" >"$TMP/$f.longterm"
 		args+=(--text "$f" "$f: gupctl longterm expect --policy $policy" "$TMP/$f.longterm")
+		# a 7.3 tree's own suite, cited by its path in that tree
+		if [ "$(flavour_field "$f" 5)" = 7.3 ]; then
+			"$GUPCTL" longterm expect --suite 7.3 --policy "$policy" --kernel-dir "${kdir[$f]}" \
+				>"$TMP/$f.longterm-own"
+			args+=(--text "$f" "$f: gupctl longterm expect --suite 7.3 --policy $policy" "$TMP/$f.longterm-own")
+		fi
 	else
 		tap_skip "$f: gupctl longterm expect: its citations" "no built kernel of $f yet (longterm expect reads its tree and build/.config)"
 	fi
