@@ -35,7 +35,7 @@ PICK = f=$$(patches/user-kernel.sh from-make $(call uservar,KERNEL) $(call userv
 	$(call uservar,BASE) $(call uservar,NAME) $(call uservar,POLICY)) || exit 1; \
 	f=$${f:-$(call cmdline,FLAVOUR)}
 
-.PHONY: all deps kernels rootfs modules gupctl shell boot lab matrix docs repro holders consumers soak bench bench-pipeline check lint clean
+.PHONY: all deps kernels rootfs modules gupctl shell boot lab matrix docs repro holders export consumers soak bench bench-pipeline check lint clean
 
 all: kernels rootfs modules gupctl
 
@@ -103,6 +103,11 @@ diff: gupctl
 # (docs/filesystems.md).
 holders: $(NEEDS)
 	@$(PICK); jobs/holders.sh $(SHARDOPT) $${f:+--flavour $$f}
+
+# The holders' findings as reproducers that need nothing of the lab
+# (gupctl export), each run alone on every flavour: results/export/.
+export: $(NEEDS)
+	@$(PICK); jobs/export.sh $${f:+$$f}
 
 # The kernel's own GUP users (ptrace, /proc/PID/mem, process_vm_rw,
 # O_DIRECT, vmsplice, io_uring, AF_XDP, RDMA, uprobes) on every flavour:

@@ -15,6 +15,7 @@
 #include "diff/report.h"
 #include "fuzz/run.h"
 #include "gup_pin_test.h"
+#include "export/export.h"
 #include "holders/run.h"
 #include "lib/options.h"
 #include "lib/util.h"
@@ -55,6 +56,8 @@ static const struct gopt_cmd commands[] = {
 		 "the kernel's GUP users (ptrace, O_DIRECT, io_uring...) per backing, judged"),
 	GOPT_CMD("holders", cmd_holders,
 		 "real GUP users hold a file page across fs events: what reaches the disk"),
+	GOPT_CMD_HOST("export", cmd_export,
+		      "a holders cell as a reproducer that needs nothing of the lab (no device)"),
 	GOPT_CMD_HOST("diff", cmd_diff,
 		      "what two kernels' results measured differently, cell by cell (no device)"),
 	GOPT_CMD_HOST("slice", cmd_slice,

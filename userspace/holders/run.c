@@ -18,10 +18,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,21 +27,13 @@
 #include <unistd.h>
 #include <jansson.h>
 #include <liburing.h>
-#include <linux/btrfs.h>
-#include <linux/falloc.h>
-#include <linux/fs.h>
-#include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
 
 #include "holders/judge.h"
 #include "holders/report.h"
 #include "holders/run.h"
 #include "lib/dm.h"
-#include "lib/fsioctl.h"
 #include "lib/jsonfile.h"
 #include "lib/options.h"
 #include "lib/pageflags.h"
@@ -52,7 +42,6 @@
 #include "model/measured.h"
 
 #define PS		HOLDERS_PAGE_SIZE
-#define FILE_SIZE	(HOLDERS_PAGES * PS)
 #define SLOW_NAME	"gl-slow"
 #define SLOW_NODE	"/dev/gl-slow"
 /* dm-delay's backstop: a read is released after this even if the cell fails */
@@ -62,9 +51,7 @@
 struct cell_run {
 	struct holders_cell c;
 	const char *dir, *slow_dev, *json;
-	char path[4096], other[4096], clone[4096];
-	int fd;
-	char *map;
+	struct holders_files f;
 	/* the holder */
 	pthread_t thread;
 	bool done;		/* set by the holder's thread: __atomic_* */
@@ -89,24 +76,6 @@ static json_t *errno_json(int err)
 		     json_null();
 }
 
-/* Write @kind's pages to @path, one page and one fsync at a time (several extents). */
-static int write_file(const char *path, enum holders_data kind)
-{
-	char buf[PS];
-	int fd, p, ret = 0;
-
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	for (p = 0; p < HOLDERS_PAGES && !ret; p++) {
-		holders_fill(buf, PS, kind, p);
-		if (pwrite(fd, buf, PS, (off_t)p * PS) != PS || fsync(fd))
-			ret = -errno;
-	}
-	close(fd);
-	return ret;
-}
-
 /* ---- the holders ---- */
 
 static void *odirect_thread(void *arg)
@@ -117,7 +86,7 @@ static void *odirect_thread(void *arg)
 	if (fd < 0) {
 		r->result = -errno;
 	} else {
-		r->result = read(fd, r->map + HOLDERS_PAGE * PS, PS);
+		r->result = read(fd, r->f.map + HOLDERS_PAGE * PS, PS);
 		if (r->result < 0)
 			r->result = -errno;
 		close(fd);
@@ -146,7 +115,7 @@ static void *uring_thread(void *arg)
 		goto out;
 	}
 	sqe = io_uring_get_sqe(&ring);
-	io_uring_prep_read(sqe, fd, r->map + HOLDERS_PAGE * PS, PS, 0);
+	io_uring_prep_read(sqe, fd, r->f.map + HOLDERS_PAGE * PS, PS, 0);
 	ret = io_uring_submit(&ring);
 	if (ret == 1)
 		ret = io_uring_wait_cqe(&ring, &cqe);
@@ -163,12 +132,8 @@ out:
 static void *pvw_thread(void *arg)
 {
 	struct cell_run *r = arg;
-	struct iovec local = { r->src, PS };
-	struct iovec remote = { r->map + HOLDERS_PAGE * PS, PS };
 
-	r->result = process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
-	if (r->result < 0)
-		r->result = -errno;
+	r->result = holders_pvw(r->src, r->f.map + HOLDERS_PAGE * PS);
 	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -207,25 +172,6 @@ static int slow_setup(struct cell_run *r)
 	return ret;
 }
 
-/* The uffd-registered source page of process_vm_writev(). */
-static int uffd_setup(struct cell_run *r)
-{
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
-
-	r->src = mmap(NULL, PS, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (r->src == MAP_FAILED)
-		return -errno;
-	r->uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	if (r->uffd < 0)
-		return -errno;
-	reg.range.start = (unsigned long)r->src;
-	reg.range.len = PS;
-	if (ioctl(r->uffd, UFFDIO_API, &api) || ioctl(r->uffd, UFFDIO_REGISTER, &reg))
-		return -errno;
-	return 0;
-}
-
 /* Is the holder's pin held now?  dm-delay's count, or the uffd fault. */
 static bool holder_held(struct cell_run *r)
 {
@@ -259,152 +205,13 @@ static int wait_held(struct cell_run *r)
 /* Let the holder complete: release the held read, or answer the fault. */
 static int holder_release(struct cell_run *r)
 {
-	struct uffdio_copy copy = { 0 };
-	struct uffd_msg msg;
-	char *page;
 	int ret;
 
 	if (r->c.holder != HOLDERS_PVW) {
 		ret = dm_suspend(SLOW_NAME, 1);
 		return ret ? ret : dm_suspend(SLOW_NAME, 0);
 	}
-	if (read(r->uffd, &msg, sizeof(msg)) != sizeof(msg))
-		return -errno;
-	page = aligned_alloc(PS, PS);
-	if (!page)
-		return -ENOMEM;
-	holders_fill(page, PS, HOLDERS_DATA_NEW, HOLDERS_PAGE);
-	copy.dst = (unsigned long)r->src;
-	copy.src = (unsigned long)page;
-	copy.len = PS;
-	ret = ioctl(r->uffd, UFFDIO_COPY, &copy) ? -errno : 0;
-	free(page);
-	return ret;
-}
-
-/* ---- the events ---- */
-
-static int drop_page_cache(void)
-{
-	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, "3", 1) == 1 ? 0 : -errno;
-	close(fd);
-	return ret;
-}
-
-/* The page's blocks, in the file system's blocks (the scratch ext4 has 1 KiB ones). */
-static int ev_move_ext(struct cell_run *r, bool pinned_is_donor)
-{
-	struct ext4_move_extent me = { 0 };
-	struct stat st;
-	int ofd, ret;
-
-	if (fstat(r->fd, &st))
-		return -errno;
-	me.len = PS / st.st_blksize;
-	me.orig_start = me.donor_start = (__u64)HOLDERS_PAGE * me.len;
-	ofd = open(r->other, O_RDWR | O_CLOEXEC);
-	if (ofd < 0)
-		return -errno;
-	if (pinned_is_donor) {
-		me.donor_fd = r->fd;
-		ret = ioctl(ofd, EXT4_IOC_MOVE_EXT, &me) ? -errno : 0;
-	} else {
-		me.donor_fd = ofd;
-		ret = ioctl(r->fd, EXT4_IOC_MOVE_EXT, &me) ? -errno : 0;
-	}
-	close(ofd);
-	fact(r, "moved_blocks", json_integer(me.moved_len));
-	return ret;
-}
-
-/* xfs_fsr's call: the whole file, the target's times taken now. */
-static int ev_swapext(struct cell_run *r)
-{
-	struct xfs_swapext sx = { .sx_version = XFS_SX_VERSION, .sx_length = FILE_SIZE };
-	struct stat st;
-	int tfd, ret;
-
-	tfd = open(r->other, O_RDWR | O_CLOEXEC);
-	if (tfd < 0)
-		return -errno;
-	if (fstat(r->fd, &st)) {
-		ret = -errno;
-		goto out;
-	}
-	sx.sx_fdtarget = r->fd;
-	sx.sx_fdtmp = tfd;
-	sx.sx_stat.bs_ctime.tv_sec = st.st_ctim.tv_sec;
-	sx.sx_stat.bs_ctime.tv_nsec = st.st_ctim.tv_nsec;
-	sx.sx_stat.bs_mtime.tv_sec = st.st_mtim.tv_sec;
-	sx.sx_stat.bs_mtime.tv_nsec = st.st_mtim.tv_nsec;
-	ret = ioctl(r->fd, XFS_IOC_SWAPEXT, &sx) ? -errno : 0;
-out:
-	close(tfd);
-	return ret;
-}
-
-static int ev_defrag(struct cell_run *r)
-{
-	struct btrfs_ioctl_defrag_range_args a = {
-		.len = (__u64)-1, .flags = BTRFS_DEFRAG_RANGE_START_IO,
-	};
-
-	return ioctl(r->fd, BTRFS_IOC_DEFRAG_RANGE, &a) ? -errno : 0;
-}
-
-static int ev_ficlone(struct cell_run *r)
-{
-	int cfd = open(r->clone, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), ret;
-
-	if (cfd < 0)
-		return -errno;
-	ret = ioctl(cfd, FICLONE, r->fd) ? -errno : 0;
-	close(cfd);
-	return ret;
-}
-
-/* The event; "writes back first" events fsync the file, as their text says. */
-static int run_event(struct cell_run *r)
-{
-	off_t at = (off_t)HOLDERS_PAGE * PS;
-
-	switch (r->c.event) {
-	case HOLDERS_EV_NONE:
-		return 0;
-	case HOLDERS_EV_PUNCH:
-		return fallocate(r->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, at, PS) ?
-		       -errno : 0;
-	case HOLDERS_EV_COLLAPSE:
-		return fallocate(r->fd, FALLOC_FL_COLLAPSE_RANGE, at, PS) ? -errno : 0;
-	case HOLDERS_EV_TRUNCATE:
-		return ftruncate(r->fd, 0) || ftruncate(r->fd, FILE_SIZE) ? -errno : 0;
-	case HOLDERS_EV_SWAPEXT:
-		return ev_swapext(r);
-	case HOLDERS_EV_FICLONE:
-		return ev_ficlone(r);
-	default:
-		break;
-	}
-	if (fsync(r->fd))
-		return -errno;
-	switch (r->c.event) {
-	case HOLDERS_EV_PAGEOUT:
-		return madvise(r->map + at, PS, MADV_PAGEOUT) ? -errno : 0;
-	case HOLDERS_EV_DROP_CACHES:
-		return drop_page_cache();
-	case HOLDERS_EV_MOVE_EXT_DONOR:
-		return ev_move_ext(r, true);
-	case HOLDERS_EV_MOVE_EXT_ORIG:
-		return ev_move_ext(r, false);
-	case HOLDERS_EV_DEFRAG:
-		return ev_defrag(r) ?: (fsync(r->fd) ? -errno : 0);
-	default:
-		return 0;
-	}
+	return holders_uffd_answer(r->uffd, r->src);
 }
 
 /* ---- the cell ---- */
@@ -424,26 +231,9 @@ static void page_fact(struct cell_run *r, const char *key)
 /* What @path's page holds, read through the cache or with O_DIRECT. */
 static json_t *read_class(const char *path, bool direct)
 {
-	char *buf;
-	int fd;
-	ssize_t n;
-	json_t *v;
+	int c = holders_read_class(path, direct);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
-	if (fd < 0)
-		return json_string("unreadable");
-	if (posix_memalign((void **)&buf, PS, PS)) {
-		close(fd);
-		return json_string("unreadable");
-	}
-	n = pread(fd, buf, PS, (off_t)HOLDERS_PAGE * PS);
-	if (n == 0)
-		memset(buf, 0, PS);	/* past the end: what a host read gives */
-	v = json_string(n < 0 ? "unreadable" :
-			holders_data_names[holders_classify(buf, n ? n : PS, HOLDERS_PAGE)]);
-	free(buf);
-	close(fd);
-	return v;
+	return json_string(c < 0 ? "unreadable" : holders_data_names[c]);
 }
 
 /*
@@ -467,38 +257,18 @@ static void wait_redirty(struct cell_run *r)
 
 static int cell_setup(struct cell_run *r)
 {
-	cpu_set_t cpu0;
-	int ret;
+	int ret = holders_bind_cpu0() ?: holders_files_setup(&r->f, r->dir, r->c.event);
 
-	CPU_ZERO(&cpu0);
-	CPU_SET(0, &cpu0);
-	if (sched_setaffinity(0, sizeof(cpu0), &cpu0))
-		return -errno;
-	if (mkdir(r->dir, 0755) && errno != EEXIST)
-		return -errno;
-	snprintf(r->path, sizeof(r->path), "%s/f.dat", r->dir);
-	snprintf(r->other, sizeof(r->other), "%s/other.dat", r->dir);
-	snprintf(r->clone, sizeof(r->clone), "%s/clone.dat", r->dir);
-	ret = write_file(r->path, HOLDERS_DATA_OLD);
-	if (!ret && (r->c.event == HOLDERS_EV_MOVE_EXT_DONOR || r->c.event == HOLDERS_EV_SWAPEXT ||
-		     r->c.event == HOLDERS_EV_MOVE_EXT_ORIG))
-		ret = write_file(r->other, HOLDERS_DATA_TMP);
 	if (ret)
 		return ret;
-	sync();		/* the metadata too: the host reads committed trees */
-	r->fd = open(r->path, O_RDWR | O_CLOEXEC);
-	if (r->fd < 0)
-		return -errno;
-	r->map = mmap(NULL, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
-	if (r->map == MAP_FAILED)
-		return -errno;
-	return r->c.holder == HOLDERS_PVW ? uffd_setup(r) : slow_setup(r);
+	return r->c.holder == HOLDERS_PVW ? holders_uffd_setup(&r->src, &r->uffd) : slow_setup(r);
 }
 
 static int cell_run(struct cell_run *r)
 {
 	void *(*thread[])(void *) = { odirect_thread, pvw_thread, uring_thread };
 	struct page_state s;
+	long long moved;
 	int ret, err;
 
 	ret = cell_setup(r);
@@ -514,11 +284,13 @@ static int cell_run(struct cell_run *r)
 	fact(r, "held", json_boolean(r->held));
 	if (ret == -ETIMEDOUT)
 		fact(r, "held_error", json_string("the pin was not seen held within 10 s"));
-	if (r->held && !page_state_of(r->map + HOLDERS_PAGE * PS, &s) && s.present)
+	if (r->held && !page_state_of(r->f.map + HOLDERS_PAGE * PS, &s) && s.present)
 		r->pfn = s.pfn;
 	page_fact(r, "page_held");
 
-	err = run_event(r);
+	err = holders_event(r->c.event, &r->f, &moved);
+	if (r->c.event == HOLDERS_EV_MOVE_EXT_DONOR || r->c.event == HOLDERS_EV_MOVE_EXT_ORIG)
+		fact(r, "moved_blocks", json_integer(moved));
 	fact(r, "event_error", errno_json(err));
 	page_fact(r, "page_after_event");
 
@@ -531,16 +303,16 @@ static int cell_run(struct cell_run *r)
 		wait_redirty(r);
 	page_fact(r, "page_released");
 
-	err = fsync(r->fd) ? -errno : 0;
+	err = fsync(r->f.fd) ? -errno : 0;
 	fact(r, "fsync_error", errno_json(err));
-	fact(r, "guest_cached", read_class(r->path, false));
-	fact(r, "guest_direct", read_class(r->path, true));
-	munmap(r->map, FILE_SIZE);
-	r->map = NULL;
-	drop_page_cache();
-	fact(r, "guest_after_drop", read_class(r->path, false));
+	fact(r, "guest_cached", read_class(r->f.path, false));
+	fact(r, "guest_direct", read_class(r->f.path, true));
+	munmap(r->f.map, HOLDERS_FILE_SIZE);
+	r->f.map = NULL;
+	holders_drop_caches();
+	fact(r, "guest_after_drop", read_class(r->f.path, false));
 	if (r->c.event == HOLDERS_EV_FICLONE)
-		fact(r, "clone_direct", read_class(r->clone, true));
+		fact(r, "clone_direct", read_class(r->f.clone, true));
 	return 0;
 }
 
@@ -552,7 +324,7 @@ static int holders_run(int argc, char **argv)
 		"One real-interface cell in DIR (on the file system under test): no test driver.",
 		NULL
 	};
-	struct cell_run r = { .fd = -1, .uffd = -1 };
+	struct cell_run r = { .f.fd = -1, .uffd = -1 };
 	unsigned int fs = 0, holder = 0, event = 0;
 	const struct gopt opts[] = {
 		GOPT_CHOICE(0, "fs", &fs, "FS", holders_fs_choices, "the file system DIR is on"),

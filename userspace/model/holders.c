@@ -19,16 +19,6 @@
 #include "model/cite73.h"
 #include "model/holders.h"
 
-const char * const holders_fs_choices[] = { "ext4", "xfs", "btrfs", "ext4j", NULL };
-const char * const holders_holder_choices[] = { "odirect", "pvw", "uring", NULL };
-const char * const holders_event_choices[] = {
-	"none", "fsync", "pageout", "drop-caches", "move-ext-donor",
-	"move-ext-orig", "swapext", "defrag", "punch", "collapse",
-	"truncate", "ficlone", NULL
-};
-const char * const holders_data_names[] = {
-	"none", "NEW", "OLD", "ZEROS", "NEXT", "TMP", "OTHER", NULL
-};
 const char * const holders_report_names[] = {
 	"none", "ext4-lost", "btrfs-refused", "gup-v1-warning", NULL
 };
@@ -487,39 +477,23 @@ int holders_expect(const struct holders_kernel *k, const struct holders_cell *c,
 	return 0;
 }
 
-/* A page of @kind: one line, "gup-lab KIND page N", repeated. */
-void holders_fill(char *buf, unsigned long size, enum holders_data kind, unsigned int page)
+/*
+ * event_leaves() decides whether the page leaves the file by the event
+ * and file system alone (its kernel only picks the lines it cites): ask
+ * it on any kernel.
+ */
+bool holders_page_stays(const struct holders_cell *c)
 {
-	char line[64];
-	unsigned long n, len;
+	struct holders_kernel k = { .policy = "stock", .kernel = POLICY_KERNEL_61 };
+	struct holders_expectation e;
+	bool dropped;
 
-	if (kind == HOLDERS_DATA_ZEROS || kind >= HOLDERS_DATA_OTHER) {
-		memset(buf, 0, size);
-		return;
-	}
-	len = snprintf(line, sizeof(line), "gup-lab %-5s page %u\n",
-		       holders_data_names[kind], page);
-	for (n = 0; n < size; n += len)
-		memcpy(buf + n, line, size - n < len ? size - n : len);
+	memset(&e, 0, sizeof(e));
+	event_leaves(&k, c, &dropped, &e);
+	return !dropped;
 }
 
-enum holders_data holders_classify(const char *buf, unsigned long size, unsigned int page)
+bool holders_expect_finding(const struct holders_cell *c, const struct holders_expectation *e)
 {
-	static const struct { enum holders_data kind; unsigned int page; } known[] = {
-		{ HOLDERS_DATA_NEW, HOLDERS_PAGE }, { HOLDERS_DATA_OLD, HOLDERS_PAGE },
-		{ HOLDERS_DATA_ZEROS, 0 }, { HOLDERS_DATA_TMP, HOLDERS_PAGE },
-	};
-	char want[HOLDERS_PAGE_SIZE];
-	size_t i;
-
-	if (size != HOLDERS_PAGE_SIZE || page != HOLDERS_PAGE)
-		return HOLDERS_DATA_OTHER;
-	for (i = 0; i < ARRAY_SIZE(known); i++) {
-		holders_fill(want, size, known[i].kind, known[i].page);
-		if (!memcmp(buf, want, size))
-			return known[i].kind;
-	}
-	/* a collapse brings the next page's OLD bytes to the offset */
-	holders_fill(want, size, HOLDERS_DATA_OLD, page + 1);
-	return memcmp(buf, want, size) ? HOLDERS_DATA_OTHER : HOLDERS_DATA_NEXT;
+	return holders_finding(e->refused, holders_page_stays(c), e->disk, e->clone);
 }

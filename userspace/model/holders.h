@@ -14,50 +14,8 @@
 
 #include <stdbool.h>
 
+#include "holders/steps.h"
 #include "model/policy.h"
-
-enum holders_fs {
-	HOLDERS_FS_EXT4,
-	HOLDERS_FS_XFS,
-	HOLDERS_FS_BTRFS,
-	HOLDERS_FS_EXT4J,	/* "ext4j": a scratch ext4 mounted data=journal */
-	HOLDERS_FS_COUNT
-};
-
-enum holders_holder {
-	HOLDERS_ODIRECT,	/* read(2) O_DIRECT from a held dm-delay device */
-	HOLDERS_PVW,		/* process_vm_writev(), source held by userfaultfd */
-	HOLDERS_URING,		/* io_uring IORING_OP_READ, unregistered buffer */
-	HOLDERS_HOLDER_COUNT
-};
-
-enum holders_event {
-	HOLDERS_EV_NONE,
-	HOLDERS_EV_FSYNC,		/* writeback */
-	HOLDERS_EV_PAGEOUT,		/* fsync, madvise(MADV_PAGEOUT) */
-	HOLDERS_EV_DROP_CACHES,		/* fsync, drop_caches */
-	HOLDERS_EV_MOVE_EXT_DONOR,	/* ext4, ext4j: fsync, MOVE_EXT, pinned = donor */
-	HOLDERS_EV_MOVE_EXT_ORIG,	/* ext4, ext4j: fsync, MOVE_EXT, pinned = orig */
-	HOLDERS_EV_SWAPEXT,		/* xfs: XFS_IOC_SWAPEXT as xfs_fsr */
-	HOLDERS_EV_DEFRAG,		/* btrfs: fsync, DEFRAG_RANGE + START_IO */
-	HOLDERS_EV_PUNCH,		/* fallocate(PUNCH_HOLE) over the page */
-	HOLDERS_EV_COLLAPSE,		/* fallocate(COLLAPSE_RANGE) of the page */
-	HOLDERS_EV_TRUNCATE,		/* ftruncate(0), ftruncate(size) */
-	HOLDERS_EV_FICLONE,		/* ioctl(FICLONE) of the file */
-	HOLDERS_EV_COUNT
-};
-
-/* What a page holds (the guest's and the host's reads are classed alike). */
-enum holders_data {
-	HOLDERS_DATA_NONE,	/* not read (no clone, or the read failed) */
-	HOLDERS_DATA_NEW,	/* the holder's bytes */
-	HOLDERS_DATA_OLD,	/* the file's bytes before the cell */
-	HOLDERS_DATA_ZEROS,
-	HOLDERS_DATA_NEXT,	/* the bytes of the page after it (a collapse) */
-	HOLDERS_DATA_TMP,	/* the other file's bytes (an extent swap) */
-	HOLDERS_DATA_OTHER,	/* none of those: a mix, or garbage */
-	HOLDERS_DATA_COUNT
-};
 
 /* What the console shows for the cell, besides nothing. */
 enum holders_report {
@@ -75,12 +33,6 @@ struct holders_kernel {
 	enum policy_kernel kernel;	/* the source column: 6.1, 6.12 or 7.3 */
 };
 
-struct holders_cell {
-	enum holders_fs fs;
-	enum holders_holder holder;
-	enum holders_event event;
-};
-
 struct holders_expectation {
 	bool run;		/* false: not run, @reason says why */
 	bool refused;		/* the holder's GUP call fails (EFAULT) */
@@ -92,25 +44,7 @@ struct holders_expectation {
 	char reason[2048];	/* one line, names the kernel code (file:line) */
 };
 
-/*
- * The cell's file: HOLDERS_PAGES pages, each "gup-lab OLD page N" lines;
- * the holder writes "gup-lab NEW page 1" into page HOLDERS_PAGE (the one
- * after the first, so that a collapse has a page before and after it).
- */
-#define HOLDERS_PAGE_SIZE	4096
-#define HOLDERS_PAGES		4
-#define HOLDERS_PAGE		1
-
-/* Fill @buf with page @page of @kind (NEW, OLD, TMP; ZEROS). */
-void holders_fill(char *buf, unsigned long size, enum holders_data kind, unsigned int page);
-/* What page @page holds, read into @buf (HOLDERS_PAGE_SIZE bytes). */
-enum holders_data holders_classify(const char *buf, unsigned long size, unsigned int page);
-
-/* Names, NULL terminated, indexed by the enums (GOPT_CHOICE tables). */
-extern const char * const holders_fs_choices[];
-extern const char * const holders_holder_choices[];
-extern const char * const holders_event_choices[];
-extern const char * const holders_data_names[];
+/* Names, NULL terminated, indexed by the enum (the others: holders/steps.h). */
 extern const char * const holders_report_names[];
 
 /* Does @c exist (an fs-specific event on its file system)? */
@@ -123,5 +57,10 @@ bool holders_cell_quick(const struct holders_cell *c);
 /* 0, or -EINVAL for an unknown policy. */
 int holders_expect(const struct holders_kernel *k, const struct holders_cell *c,
 		   struct holders_expectation *e);
+
+/* Does the file keep the cell's page through its event (no punch, truncate...)? */
+bool holders_page_stays(const struct holders_cell *c);
+/* holders_finding() of what @e expects of @c. */
+bool holders_expect_finding(const struct holders_cell *c, const struct holders_expectation *e);
 
 #endif /* MODEL_HOLDERS_H */

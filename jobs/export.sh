@@ -1,0 +1,157 @@
+#!/bin/bash
+# `make export`: every finding of the holders that `gupctl export` can
+# write as a reproducer needing nothing of the lab, built static and run
+# alone on every flavour; each exit status must be the one the cell's
+# model gives that kernel (docs/findings/README.md).
+#
+# Steps (every decision is gupctl's: userspace/export/, model/holders.c):
+#   1. run, on the host: the cells, every flavour's `gupctl export
+#      --findings` together; each exported (`gupctl export`) and compiled
+#      static with -Wall -Wextra -Werror, as a maintainer would build it;
+#      per flavour, each cell's expected exit status (`gupctl export
+#      --expect`), written to FLAVOUR.expect.tsv and printed BEFORE the
+#      boot; a cell the model says cannot run on a kernel (ext4-2018's
+#      panicking MOVE_EXT donor) is not run there, and says why;
+#   2. run, in one boot per flavour: jobs/guest/export.sh runs each
+#      reproducer after its marker (no module, no gupctl in the guest);
+#   3. judge: the console cut into the cells' slices (gupctl slice); a
+#      cell passes when its exit status is the expected one and its slice
+#      has no kernel report but the one its holders cell expects;
+#   4. collect and report: FLAVOUR.ktap, each reproducer's output
+#      (FLAVOUR/NAME.out), run.json; the sources in export/.
+#
+#   jobs/export.sh [--quick] [--results DIR] [FLAVOUR...]
+# --quick        one finding per file system (the first each lists), for
+#                make check
+# --results DIR  write the run there, move no latest link
+#
+# Exit status: 0 every cell ran and gave its expected status; 1 otherwise;
+# 2 usage error.  The last line is "results: PATH".
+set -euo pipefail
+# shellcheck source=../patches/flavours.sh
+. "$(dirname "$0")/../patches/flavours.sh"
+cd "$(dirname "$0")/.."
+# shellcheck source=lib.sh
+. jobs/lib.sh
+job_guard "$@"
+
+quick=0 results=''
+flavours=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) quick=1 ;;
+	--results) results=${2:?--results needs a DIR}; shift ;;
+	-h | --help) sed -n '2,/^set /{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "jobs/export.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	*) flavours+=("$1") ;;
+	esac
+	shift
+done
+list=$(job_flavours export "${flavours[@]}") || exit 2
+mapfile -t flavours <<<"$list"
+
+job_userspace
+gupctl=$LAB_ROOT/userspace/gupctl
+kernel_args() {
+	echo --policy "$(flavour_policy "$1")" --source "$(flavour_field "$1" 5)" \
+		--ext4 "$(flavour_field "$1" 4)"
+}
+
+# 1. The cells: a finding on some flavour of the run.
+cells=()
+# shellcheck disable=SC2046 # the kernel's options, one word each
+mapfile -t cells < <(for f in "${flavours[@]}"; do
+	"$gupctl" export --findings $(kernel_args "$f")
+done | awk '!seen[$0]++')
+if [ "$quick" = 1 ]; then
+	mapfile -t cells < <(printf '%s\n' "${cells[@]}" | awk -F- '!fs[$1]++')
+fi
+[ "${#cells[@]}" -gt 0 ] || die "no cell to export on ${flavours[*]}"
+results_begin export "$results" "${flavours[@]}"
+work=$(job_tmpdir)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$RESULTS_DIR/export" "$work/bin"
+for c in "${cells[@]}"; do
+	"$gupctl" export --dir "$RESULTS_DIR/export" "$c" >/dev/null
+	gcc -O2 -Wall -Wextra -Werror -pthread -static -o "$work/bin/$c" \
+		"$RESULTS_DIR/export/$c.c" 2>"$work/$c.gcc" ||
+		{ cat "$work/$c.gcc" >&2; die "$c: the exported reproducer does not build"; }
+done
+echo "# export: ${#cells[@]} reproducers: ${cells[*]}"
+
+# export_flavour F: every cell in one boot of F, judged.  1 if one failed.
+# shellcheck disable=SC2317 # called by job_parallel
+export_flavour() {
+	local f=$1 out=$RESULTS_DIR/$1 stage=$work/stage-$1 boot=$work/boot-$1 t0=$SECONDS
+	local c want why status n=0 failed=0 pass=0 reports seen expect
+	local -a run=() began=()
+	local -A started=()
+	mkdir -p "$out" "$stage/export" "$stage/guest"
+	# shellcheck disable=SC2046
+	for c in "${cells[@]}"; do
+		IFS=$'\t' read -r want why < <("$gupctl" export --expect $(kernel_args "$f") "$c")
+		printf '%s\t%s\t%s\n' "$c" "$want" "$why"
+		if [ "$want" != not-run ]; then
+			run+=("$c")
+			cp "$work/bin/$c" "$stage/export/"
+		fi
+	done >"$RESULTS_DIR/$f.expect.tsv"
+	awk -F'\t' -v f="$f" '{ print "== " f " " $1 ": expect " ($2 == "not-run" ? "not run" : "exit " $2) }' \
+		"$RESULTS_DIR/$f.expect.tsv"
+	printf '%s\n' "${run[@]}" >"$stage/export.cells"
+	cp jobs/guest/export.sh "$stage/guest/"
+	job_boot "$out/boot.runner.log" --flavour "$f" --files "$stage" \
+		--allow-kernel-reports --timeout $((180 + 60 * ${#run[@]})) \
+		--report "$out/boot.report" --out "$boot" --results "$boot.out" \
+		--exec 'bash /lab/guest/export.sh' || true
+	cp "$boot/console.log" "$out/console.log" 2>/dev/null || : >"$out/console.log"
+	mapfile -t began < <("$gupctl" slice --step export --console "$out/console.log" \
+		--dir "$out" --suffix console.log --tail tail "${run[@]}")
+	for c in "${began[@]}"; do started[$c]=1; done
+	{
+		echo "TAP version 13"
+		echo "1..${#cells[@]}"
+		while IFS=$'\t' read -r c want why; do
+			n=$((n + 1))
+			if [ "$want" = not-run ]; then
+				echo "ok $n $c # SKIP not run on $f: $why"
+				continue
+			fi
+			cp "$boot.out/$c.out" "$out/$c.out" 2>/dev/null || : >"$out/$c.out"
+			status=$(cat "$boot.out/$c.status" 2>/dev/null || echo none)
+			# the kernel report its holders cell expects, if any
+			expect=$("$gupctl" holders cells $(kernel_args "$f") |
+				jq -r --arg c "$c" '.[] | select(.name == $c) | .expect.report')
+			reports=0
+			[ ! -f "$out/$c.console.log" ] ||
+				reports=$(qemu/scan-console.sh --reports "$out/$c.console.log" | jq length)
+			seen=${started[$c]:-}
+			if [ -z "$seen" ]; then
+				echo "not ok $n $c # the boot ended before it began: $f/console.log"
+			elif [ "$status" != "$want" ]; then
+				echo "not ok $n $c # exit $status, expected $want ($why): $f/$c.out"
+			elif [ "$reports" != 0 ] && [ "$expect" = none ]; then
+				echo "not ok $n $c # $reports kernel report(s) its cell does not expect: $f/$c.console.log"
+			else
+				echo "ok $n $c # exit $status: $(grep '^RESULT' "$out/$c.out" | cut -c9-)"
+				pass=$((pass + 1))
+				continue
+			fi
+			failed=1
+		done <"$RESULTS_DIR/$f.expect.tsv"
+		echo "# $f: $pass of ${#run[@]} reproducers gave their expected status"
+	} >"$RESULTS_DIR/$f.ktap"
+	if [ "$(qemu/scan-console.sh --reports "$out/tail.console.log" 2>/dev/null | jq length)" != 0 ]; then
+		echo "# $f: a kernel report after the last reproducer: $f/tail.console.log" >>"$RESULTS_DIR/$f.ktap"
+		failed=1
+	fi
+	results_flavour "$f" boots=1 wall_seconds=$((SECONDS - t0)) cells="${#run[@]}" \
+		passed="$pass" accel="$(job_accel "$out/boot.report")"
+	grep -v '^TAP\|^1\.\.' "$RESULTS_DIR/$f.ktap" | sed "s/^/== $f /"
+	return "$failed"
+}
+
+failed=0
+job_parallel export_flavour "${flavours[@]}" || failed=1
+results_end
+exit "$failed"
