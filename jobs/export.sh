@@ -7,7 +7,7 @@
 # Steps (every decision is gupctl's: userspace/export/, model/holders.c):
 #   1. run, on the host: the cells, every flavour's `gupctl export
 #      --findings` together; each exported (`gupctl export`) and compiled
-#      static with -Wall -Wextra -Werror, as a maintainer would build it;
+#      with its CELL.sh's gcc line, -static -Wall -Wextra -Werror added;
 #      per flavour, each cell's expected exit status (`gupctl export
 #      --expect`), written to FLAVOUR.expect.tsv and printed BEFORE the
 #      boot; a cell the model says cannot run on a kernel (ext4-2018's
@@ -73,8 +73,10 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$RESULTS_DIR/export" "$work/bin"
 for c in "${cells[@]}"; do
 	"$gupctl" export --dir "$RESULTS_DIR/export" "$c" >/dev/null
-	gcc -O2 -Wall -Wextra -Werror -pthread -static -o "$work/bin/$c" \
-		"$RESULTS_DIR/export/$c.c" 2>"$work/$c.gcc" ||
+	# CELL.sh's own gcc line, strict and static
+	read -ra cc < <(grep '^gcc ' "$RESULTS_DIR/export/$c.sh")
+	(cd "$RESULTS_DIR/export" && gcc -Wall -Wextra -Werror -static "${cc[@]:1}" &&
+		mv "$c" "$work/bin/") 2>"$work/$c.gcc" ||
 		{ cat "$work/$c.gcc" >&2; die "$c: the exported reproducer does not build"; }
 done
 echo "# export: ${#cells[@]} reproducers: ${cells[*]}"

@@ -9,12 +9,10 @@
  *
  * The file is holders/steps.h and holders/steps.c as the lab's guest
  * runs them (compiled in here with .incbin: one source for both), the
- * kernel's ioctl arguments the uapi lacks (lib/fsioctl.h), and
- * export/holders-reproducer.c.in, after the cell's REPRO_* definitions.
- *
- * The holders cells held by process_vm_writev() are exported; the
- * O_DIRECT and io_uring holders need the lab's dm-delay device, which a
- * reproducer would have to make too: not yet (the cell says so, exit 2).
+ * kernel's ioctl arguments the uapi lacks (lib/fsioctl.h), the DM ioctls
+ * (lib/dm.h, lib/dm.c), and export/holders-reproducer.c.in, after the
+ * cell's REPRO_* definitions.  Every holders cell exports: an io_uring
+ * cell's reproducer links liburing, the others need libc alone.
  * With --expect, the reproducer's exit status on a kernel, from the
  * model's answer for the cell (holders_expect_finding()), for the job
  * that runs every export on every flavour.
@@ -33,11 +31,21 @@
 
 __asm__(".section .rodata\n"
 	".global export_fsioctl_h\nexport_fsioctl_h:\n.incbin \"lib/fsioctl.h\"\n.byte 0\n"
+	".global export_dm_h\nexport_dm_h:\n.incbin \"lib/dm.h\"\n.byte 0\n"
+	".global export_dm_c\nexport_dm_c:\n.incbin \"lib/dm.c\"\n.byte 0\n"
 	".global export_steps_h\nexport_steps_h:\n.incbin \"holders/steps.h\"\n.byte 0\n"
 	".global export_steps_c\nexport_steps_c:\n.incbin \"holders/steps.c\"\n.byte 0\n"
 	".global export_main_c\nexport_main_c:\n.incbin \"export/holders-reproducer.c.in\"\n.byte 0\n"
 	".previous\n");
-extern const char export_fsioctl_h[], export_steps_h[], export_steps_c[], export_main_c[];
+extern const char export_fsioctl_h[], export_dm_h[], export_dm_c[], export_steps_h[],
+	export_steps_c[], export_main_c[];
+
+/* What the reproducer calls its holder. */
+static const char * const holder_names[HOLDERS_HOLDER_COUNT] = {
+	[HOLDERS_ODIRECT]	= "an O_DIRECT read(2)",
+	[HOLDERS_PVW]		= "process_vm_writev()",
+	[HOLDERS_URING]		= "an io_uring IORING_OP_READ",
+};
 
 /* How each file system is made and mounted: the lab's scratch disks' (qemu/run.sh). */
 static const struct {
@@ -71,7 +79,14 @@ int export_parse_cell(const char *name, struct holders_cell *c)
 
 bool export_supported(const struct holders_cell *c)
 {
-	return c->holder == HOLDERS_PVW;
+	return c->holder < HOLDERS_HOLDER_COUNT;
+}
+
+/* The compiler's command for @name's reproducer (io_uring's links liburing). */
+static void build_line(FILE *f, const char *name, const struct holders_cell *c)
+{
+	fprintf(f, "gcc -O2 -pthread -o %s %s.c%s", name, name,
+		c->holder == HOLDERS_URING ? " -luring" : "");
 }
 
 /* @text, without the lines that include the lab's own headers. */
@@ -98,26 +113,34 @@ static int write_c(const char *path, const char *name, const struct holders_cell
 		return -errno;
 	fprintf(f, "// SPDX-License-Identifier: GPL-2.0\n"
 		"/*\n * gup-lab reproducer %s, written by `gupctl export %s`.\n"
-		" * Self-contained: build it with `gcc -O2 -pthread -o %s %s.c` (or -static)\n"
+		" * Self-contained: build it with `", name, name);
+	build_line(f, name, c);
+	fprintf(f, "` (or -static)\n"
 		" * and run it as root: ./%s [WORKDIR]  (a %u MB sparse file is made there).\n"
 		" * Exit status: 0 as the kernel's design says, 1 data lost or another file\n"
 		" * changed, 2 could not run (the reason is printed).\n */\n",
-		name, name, name, name, name, fs_setup[c->fs].mb);
-	fprintf(f, "#define _GNU_SOURCE\n#define REPRO_CELL \"%s\"\n#define REPRO_EVENT %d\t/* %s */\n"
+		name, fs_setup[c->fs].mb);
+	fprintf(f, "#define _GNU_SOURCE\n%s#define REPRO_CELL \"%s\"\n"
+		"#define REPRO_HOLDER %d\t/* %s */\n#define REPRO_HOLDER_NAME \"%s\"\n"
+		"#define REPRO_EVENT %d\t/* %s */\n"
 		"#define REPRO_PAGE_STAYS %d\t/* does the file keep the page through the event? */\n"
 		"#define REPRO_MKFS %s\n#define REPRO_FSTYPE \"%s\"\n#define REPRO_MOUNT_OPTS \"%s\"\n"
 		"#define REPRO_IMAGE_MB %u\n\n",
-		name, c->event, holders_event_choices[c->event], holders_page_stays(c),
+		c->holder == HOLDERS_URING ? "" : "#define HOLDERS_NO_URING\n", name,
+		c->holder, holders_holder_choices[c->holder], holder_names[c->holder],
+		c->event, holders_event_choices[c->event], holders_page_stays(c),
 		fs_setup[c->fs].mkfs, fs_setup[c->fs].type, fs_setup[c->fs].opts,
 		fs_setup[c->fs].mb);
 	put_source(f, export_fsioctl_h);
+	put_source(f, export_dm_h);
+	put_source(f, export_dm_c);
 	put_source(f, export_steps_h);
 	put_source(f, export_steps_c);
 	put_source(f, export_main_c);
 	return fclose(f) ? -errno : 0;
 }
 
-static int write_sh(const char *path, const char *name)
+static int write_sh(const char *path, const char *name, const struct holders_cell *c)
 {
 	FILE *f = fopen(path, "we");
 
@@ -125,8 +148,9 @@ static int write_sh(const char *path, const char *name)
 		return -errno;
 	fprintf(f, "#!/bin/sh\n# gup-lab reproducer %s: build and run (as root).\n"
 		"# Exit status: the reproducer's (0 as designed, 1 data lost or another\n"
-		"# file changed, 2 could not run).\nset -e\ncd \"$(dirname \"$0\")\"\n"
-		"gcc -O2 -pthread -o %s %s.c\nexec ./%s \"$@\"\n", name, name, name, name);
+		"# file changed, 2 could not run).\nset -e\ncd \"$(dirname \"$0\")\"\n", name);
+	build_line(f, name, c);
+	fprintf(f, "\nexec ./%s \"$@\"\n", name);
 	if (fclose(f))
 		return -errno;
 	return chmod(path, 0755) ? -errno : 0;
@@ -207,10 +231,6 @@ int cmd_export(int argc, char **argv)
 	if (export_parse_cell(argv[argi], &c))
 		return usage_error("export", "'%s' is not a holders cell (FS-HOLDER-EVENT: gupctl holders cells)",
 				   argv[argi]);
-	if (!export_supported(&c))
-		return usage_error("export", "%s: its holder, %s, reads from the lab's dm-delay device, which the reproducer cannot make yet; the same event held by process_vm_writev() is %s-pvw-%s",
-				   argv[argi], holders_holder_choices[c.holder],
-				   holders_fs_choices[c.fs], holders_event_choices[c.event]);
 	if (expect) {
 		if (holders_expect(&k, &c, &e))
 			return usage_error("export", "unknown policy '%s'", policy);
@@ -228,7 +248,7 @@ int cmd_export(int argc, char **argv)
 	if (!ret) {
 		printf("%s\n", path);
 		snprintf(path, sizeof(path), "%s/%s.sh", dir, argv[argi]);
-		ret = write_sh(path, argv[argi]);
+		ret = write_sh(path, argv[argi], &c);
 	}
 	if (ret) {
 		fprintf(stderr, "gupctl export: %s: %s\n", path, strerror(-ret));

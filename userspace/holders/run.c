@@ -7,33 +7,25 @@
  * releases the page dirty, the file is synced, and every view of the page
  * is recorded.  The host then reads the file from the image (jobs/holders.sh).
  *
- * "Held" is proven, never slept on: the O_DIRECT and io_uring reads are
- * held by a dm-delay device until the cell suspends it (dm-delay's status
- * counts the reads it holds; its presuspend flushes them:
- * drivers/md/dm-delay.c delay_status(), delay_presuspend()); the
- * process_vm_writev() waits in a userfaultfd fault on its source after it
- * pinned the target page (mm/process_vm_access.c pins, then copies), and
- * the fault message is the proof.  The cell's threads are bound to CPU 0,
- * so that MADV_PAGEOUT's lru_add_drain() drains the batch the page is in.
+ * The cell's system calls are holders/steps.c's, which `gupctl export`
+ * copies into a reproducer: "held" is proven there, never slept on
+ * (struct holders_hold).  Here the facts are gathered around them: the
+ * page's flags at each step, every read of it, every error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <poll.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <jansson.h>
-#include <liburing.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 
 #include "holders/judge.h"
 #include "holders/report.h"
 #include "holders/run.h"
-#include "lib/dm.h"
 #include "lib/jsonfile.h"
 #include "lib/options.h"
 #include "lib/pageflags.h"
@@ -42,23 +34,12 @@
 #include "model/measured.h"
 
 #define PS		HOLDERS_PAGE_SIZE
-#define SLOW_NAME	"gl-slow"
-#define SLOW_NODE	"/dev/gl-slow"
-/* dm-delay's backstop: a read is released after this even if the cell fails */
-#define SLOW_DELAY_MS	20000
-#define HELD_TIMEOUT_MS	10000
 
 struct cell_run {
 	struct holders_cell c;
 	const char *dir, *slow_dev, *json;
 	struct holders_files f;
-	/* the holder */
-	pthread_t thread;
-	bool done;		/* set by the holder's thread: __atomic_* */
-	long result;		/* bytes, or -errno */
-	int uffd;
-	char *src;		/* pvw: the userfaultfd-registered source */
-	bool dm_made;
+	struct holders_hold h;
 	/* what was seen */
 	bool held;
 	uint64_t pfn;
@@ -74,144 +55,6 @@ static json_t *errno_json(int err)
 {
 	return err ? json_string(strerrorname_np(-err) ? strerrorname_np(-err) : "?") :
 		     json_null();
-}
-
-/* ---- the holders ---- */
-
-static void *odirect_thread(void *arg)
-{
-	struct cell_run *r = arg;
-	int fd = open(SLOW_NODE, O_RDONLY | O_DIRECT | O_CLOEXEC);
-
-	if (fd < 0) {
-		r->result = -errno;
-	} else {
-		r->result = read(fd, r->f.map + HOLDERS_PAGE * PS, PS);
-		if (r->result < 0)
-			r->result = -errno;
-		close(fd);
-	}
-	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-static void *uring_thread(void *arg)
-{
-	struct cell_run *r = arg;
-	struct io_uring_cqe *cqe;
-	struct io_uring ring;
-	struct io_uring_sqe *sqe;
-	int fd, ret;
-
-	fd = open(SLOW_NODE, O_RDONLY | O_DIRECT | O_CLOEXEC);
-	if (fd < 0) {
-		r->result = -errno;
-		goto out;
-	}
-	ret = io_uring_queue_init(2, &ring, 0);
-	if (ret) {
-		r->result = ret;
-		close(fd);
-		goto out;
-	}
-	sqe = io_uring_get_sqe(&ring);
-	io_uring_prep_read(sqe, fd, r->f.map + HOLDERS_PAGE * PS, PS, 0);
-	ret = io_uring_submit(&ring);
-	if (ret == 1)
-		ret = io_uring_wait_cqe(&ring, &cqe);
-	else if (ret >= 0)
-		ret = -EIO;
-	r->result = ret ? ret : cqe->res;
-	io_uring_queue_exit(&ring);
-	close(fd);
-out:
-	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-static void *pvw_thread(void *arg)
-{
-	struct cell_run *r = arg;
-
-	r->result = holders_pvw(r->src, r->f.map + HOLDERS_PAGE * PS);
-	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-/* The slow device: NEW at its start, then dm-delay over it, reads held. */
-static int slow_setup(struct cell_run *r)
-{
-	char params[256], *buf;
-	unsigned long long sectors;
-	int fd, ret = 0;
-
-	if (!r->slow_dev)
-		return -EINVAL;
-	fd = open(r->slow_dev, O_RDWR | O_DIRECT | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (posix_memalign((void **)&buf, PS, PS)) {
-		close(fd);
-		return -ENOMEM;
-	}
-	holders_fill(buf, PS, HOLDERS_DATA_NEW, HOLDERS_PAGE);
-	if (pwrite(fd, buf, PS, 0) != PS || fsync(fd) ||
-	    ioctl(fd, BLKGETSIZE64, &sectors))
-		ret = -errno;
-	free(buf);
-	close(fd);
-	if (ret)
-		return ret;
-	sectors >>= 9;
-	/* reads held SLOW_DELAY_MS, writes not delayed */
-	snprintf(params, sizeof(params), "%s 0 %d %s 0 0", r->slow_dev, SLOW_DELAY_MS,
-		 r->slow_dev);
-	dm_remove(SLOW_NAME);	/* a previous cell's, if it failed */
-	ret = dm_create(SLOW_NAME, sectors, "delay", params, SLOW_NODE);
-	r->dm_made = !ret;
-	return ret;
-}
-
-/* Is the holder's pin held now?  dm-delay's count, or the uffd fault. */
-static bool holder_held(struct cell_run *r)
-{
-	char status[128];
-	unsigned int reads = 0;
-	struct pollfd pfd;
-
-	if (r->c.holder == HOLDERS_PVW) {
-		pfd.fd = r->uffd;
-		pfd.events = POLLIN;
-		return poll(&pfd, 1, 0) == 1;
-	}
-	return !dm_status(SLOW_NAME, status, sizeof(status)) &&
-	       sscanf(status, "%u", &reads) == 1 && reads > 0;
-}
-
-static int wait_held(struct cell_run *r)
-{
-	double t0 = now_seconds();
-
-	while (!__atomic_load_n(&r->done, __ATOMIC_ACQUIRE)) {
-		if (holder_held(r))
-			return 0;
-		if ((now_seconds() - t0) * 1000 > HELD_TIMEOUT_MS)
-			return -ETIMEDOUT;
-		usleep(2000);
-	}
-	return -ENOENT;	/* the holder finished without being held */
-}
-
-/* Let the holder complete: release the held read, or answer the fault. */
-static int holder_release(struct cell_run *r)
-{
-	int ret;
-
-	if (r->c.holder != HOLDERS_PVW) {
-		ret = dm_suspend(SLOW_NAME, 1);
-		return ret ? ret : dm_suspend(SLOW_NAME, 0);
-	}
-	return holders_uffd_answer(r->uffd, r->src);
 }
 
 /* ---- the cell ---- */
@@ -261,12 +104,14 @@ static int cell_setup(struct cell_run *r)
 
 	if (ret)
 		return ret;
-	return r->c.holder == HOLDERS_PVW ? holders_uffd_setup(&r->src, &r->uffd) : slow_setup(r);
+	r->h.kind = r->c.holder;
+	r->h.dst = r->f.map + HOLDERS_PAGE * PS;
+	r->h.slow_dev = r->slow_dev;
+	return holders_hold_setup(&r->h);
 }
 
 static int cell_run(struct cell_run *r)
 {
-	void *(*thread[])(void *) = { odirect_thread, pvw_thread, uring_thread };
 	struct page_state s;
 	long long moved;
 	int ret, err;
@@ -276,10 +121,10 @@ static int cell_run(struct cell_run *r)
 		fact(r, "setup_error", errno_json(ret));
 		return ret;
 	}
-	ret = pthread_create(&r->thread, NULL, thread[r->c.holder], r);
+	ret = holders_hold_start(&r->h);
 	if (ret)
-		return -ret;
-	ret = wait_held(r);
+		return ret;
+	ret = holders_hold_wait(&r->h);
 	r->held = !ret;
 	fact(r, "held", json_boolean(r->held));
 	if (ret == -ETIMEDOUT)
@@ -294,11 +139,11 @@ static int cell_run(struct cell_run *r)
 	fact(r, "event_error", errno_json(err));
 	page_fact(r, "page_after_event");
 
-	err = r->held ? holder_release(r) : 0;
+	err = r->held ? holders_hold_release(&r->h) : 0;
 	fact(r, "release_error", errno_json(err));
-	pthread_join(r->thread, NULL);
-	fact(r, "holder_result", json_integer(r->result));
-	fact(r, "holder_error", errno_json(r->result < 0 ? r->result : 0));
+	holders_hold_join(&r->h);
+	fact(r, "holder_result", json_integer(r->h.result));
+	fact(r, "holder_error", errno_json(r->h.result < 0 ? r->h.result : 0));
 	if (r->c.holder == HOLDERS_URING && r->held)
 		wait_redirty(r);
 	page_fact(r, "page_released");
@@ -324,7 +169,7 @@ static int holders_run(int argc, char **argv)
 		"One real-interface cell in DIR (on the file system under test): no test driver.",
 		NULL
 	};
-	struct cell_run r = { .f.fd = -1, .uffd = -1 };
+	struct cell_run r = { .f.fd = -1, .h.uffd = -1 };
 	unsigned int fs = 0, holder = 0, event = 0;
 	const struct gopt opts[] = {
 		GOPT_CHOICE(0, "fs", &fs, "FS", holders_fs_choices, "the file system DIR is on"),
@@ -361,7 +206,7 @@ static int holders_run(int argc, char **argv)
 			    "holder", holders_holder_choices[holder],
 			    "event", holders_event_choices[event]);
 	ret = cell_run(&r);
-	if (r.dm_made && dm_remove(SLOW_NAME))
+	if (holders_hold_cleanup(&r.h))
 		fact(&r, "dm_remove_error", json_string("busy"));
 	printf("holders %s: %s\n", name, ret ? "setup failed" : "ran");
 	if (r.json) {

@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * holders steps (holders/steps.h): the system calls of a holders cell.
- * Only libc, the kernel's uapi headers and lib/fsioctl.h (itself the
- * same): `gupctl export` copies this file into a reproducer, its lab
+ * Only libc, the kernel's uapi headers, liburing for the io_uring holder
+ * (left out with HOLDERS_NO_URING), lib/fsioctl.h and lib/dm.c (the same
+ * kind): `gupctl export` copies this file into a reproducer, its lab
  * includes removed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#ifndef HOLDERS_NO_URING
+#include <liburing.h>
+#endif
 #include <linux/btrfs.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
@@ -23,10 +29,14 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
+#include "lib/dm.h"		/* export: lab include */
 #include "lib/fsioctl.h"	/* export: lab include */
 #include "holders/steps.h"	/* export: lab include */
 
 #define PS	HOLDERS_PAGE_SIZE
+/* dm-delay's backstop: a read is released after this even if the cell fails */
+#define SLOW_DELAY_MS	20000
+#define HELD_TIMEOUT_MS	10000
 
 const char * const holders_fs_choices[] = { "ext4", "xfs", "btrfs", "ext4j", NULL };
 const char * const holders_holder_choices[] = { "odirect", "pvw", "uring", NULL };
@@ -192,6 +202,186 @@ long holders_pvw(char *src, char *dst)
 
 	return n < 0 ? -errno : n;
 }
+
+/* ---- the holders ---- */
+
+static void *odirect_thread(void *arg)
+{
+	struct holders_hold *h = arg;
+	int fd = open(HOLDERS_SLOW_NODE, O_RDONLY | O_DIRECT | O_CLOEXEC);
+
+	if (fd < 0) {
+		h->result = -errno;
+	} else {
+		h->result = read(fd, h->dst, PS);
+		if (h->result < 0)
+			h->result = -errno;
+		close(fd);
+	}
+	__atomic_store_n(&h->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void *uring_thread(void *arg)
+{
+	struct holders_hold *h = arg;
+#ifndef HOLDERS_NO_URING
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	int fd, ret;
+
+	fd = open(HOLDERS_SLOW_NODE, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0) {
+		h->result = -errno;
+		goto out;
+	}
+	ret = io_uring_queue_init(2, &ring, 0);
+	if (ret) {
+		h->result = ret;
+		close(fd);
+		goto out;
+	}
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_read(sqe, fd, h->dst, PS, 0);
+	ret = io_uring_submit(&ring);
+	if (ret == 1)
+		ret = io_uring_wait_cqe(&ring, &cqe);
+	else if (ret >= 0)
+		ret = -EIO;
+	h->result = ret ? ret : cqe->res;
+	io_uring_queue_exit(&ring);
+	close(fd);
+out:
+#else
+	h->result = -EOPNOTSUPP;
+#endif
+	__atomic_store_n(&h->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void *pvw_thread(void *arg)
+{
+	struct holders_hold *h = arg;
+
+	h->result = holders_pvw(h->src, h->dst);
+	__atomic_store_n(&h->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* The slow device: NEW at its start, then dm-delay over it, reads held. */
+static int slow_setup(struct holders_hold *h)
+{
+	char params[256], *buf;
+	unsigned long long sectors;
+	int fd, ret = 0;
+
+	if (!h->slow_dev)
+		return -EINVAL;
+	fd = open(h->slow_dev, O_RDWR | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (posix_memalign((void **)&buf, PS, PS)) {
+		close(fd);
+		return -ENOMEM;
+	}
+	holders_fill(buf, PS, HOLDERS_DATA_NEW, HOLDERS_PAGE);
+	if (pwrite(fd, buf, PS, 0) != PS || fsync(fd) ||
+	    ioctl(fd, BLKGETSIZE64, &sectors))
+		ret = -errno;
+	free(buf);
+	close(fd);
+	if (ret)
+		return ret;
+	sectors >>= 9;
+	/* reads held SLOW_DELAY_MS, writes not delayed */
+	snprintf(params, sizeof(params), "%s 0 %d %s 0 0", h->slow_dev, SLOW_DELAY_MS,
+		 h->slow_dev);
+	dm_remove(HOLDERS_SLOW_NAME);	/* a previous cell's, if it failed */
+	ret = dm_create(HOLDERS_SLOW_NAME, sectors, "delay", params, HOLDERS_SLOW_NODE);
+	h->dm_made = !ret;
+	return ret;
+}
+
+int holders_hold_setup(struct holders_hold *h)
+{
+	h->uffd = -1;
+	return h->kind == HOLDERS_PVW ? holders_uffd_setup(&h->src, &h->uffd) : slow_setup(h);
+}
+
+int holders_hold_start(struct holders_hold *h)
+{
+	void *(*thread[])(void *) = { odirect_thread, pvw_thread, uring_thread };
+
+	return -pthread_create(&h->thread, NULL, thread[h->kind], h);
+}
+
+/* Is the holder's pin held now?  dm-delay's count, or the uffd fault. */
+static bool held(struct holders_hold *h)
+{
+	char status[128];
+	unsigned int reads = 0;
+	struct pollfd pfd;
+
+	if (h->kind == HOLDERS_PVW) {
+		pfd.fd = h->uffd;
+		pfd.events = POLLIN;
+		return poll(&pfd, 1, 0) == 1;
+	}
+	return !dm_status(HOLDERS_SLOW_NAME, status, sizeof(status)) &&
+	       sscanf(status, "%u", &reads) == 1 && reads > 0;
+}
+
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int holders_hold_wait(struct holders_hold *h)
+{
+	double t0 = seconds();
+
+	while (!__atomic_load_n(&h->done, __ATOMIC_ACQUIRE)) {
+		if (held(h))
+			return 0;
+		if ((seconds() - t0) * 1000 > HELD_TIMEOUT_MS)
+			return -ETIMEDOUT;
+		usleep(2000);
+	}
+	return -ENOENT;	/* the holder finished without being held */
+}
+
+int holders_hold_release(struct holders_hold *h)
+{
+	int ret;
+
+	if (h->kind != HOLDERS_PVW) {
+		ret = dm_suspend(HOLDERS_SLOW_NAME, 1);
+		return ret ? ret : dm_suspend(HOLDERS_SLOW_NAME, 0);
+	}
+	return holders_uffd_answer(h->uffd, h->src);
+}
+
+void holders_hold_join(struct holders_hold *h)
+{
+	pthread_join(h->thread, NULL);
+}
+
+int holders_hold_cleanup(struct holders_hold *h)
+{
+	if (h->uffd >= 0)
+		close(h->uffd);
+	h->uffd = -1;
+	if (!h->dm_made)
+		return 0;
+	h->dm_made = false;
+	return dm_remove(HOLDERS_SLOW_NAME);
+}
+
+/* ---- the events ---- */
 
 /* The page's blocks, in the file system's blocks (the scratch ext4 has 1 KiB ones). */
 static int ev_move_ext(const struct holders_files *f, bool pinned_is_donor, long long *moved)

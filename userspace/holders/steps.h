@@ -9,6 +9,7 @@
 #ifndef HOLDERS_STEPS_H
 #define HOLDERS_STEPS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 
 enum holders_fs {
@@ -102,6 +103,42 @@ struct holders_files {
 	int fd;
 	char *map;
 };
+
+/*
+ * The holder of a cell: who holds the pinned page @dst, and until when.
+ * The O_DIRECT and io_uring reads come from dm-delay over @slow_dev (its
+ * status counts the reads it holds; its presuspend flushes them:
+ * drivers/md/dm-delay.c delay_status(), delay_presuspend()); the
+ * process_vm_writev() waits in a userfaultfd fault on its source after it
+ * pinned the target page (mm/process_vm_access.c pins, then copies).
+ * "Held" is proven, never slept on.
+ */
+struct holders_hold {
+	enum holders_holder kind;
+	char *dst;			/* the page in the file's mapping */
+	const char *slow_dev;		/* odirect, uring: the disk dm-delay goes over */
+	pthread_t thread;
+	bool done;			/* set by the holder's thread: __atomic_* */
+	long result;			/* bytes, or -errno */
+	int uffd;			/* pvw */
+	char *src;			/* pvw: the userfaultfd-registered source */
+	bool dm_made;
+};
+
+#define HOLDERS_SLOW_NAME	"gl-slow"
+#define HOLDERS_SLOW_NODE	"/dev/gl-slow"
+
+/* The holder's device or source.  0 or -errno. */
+int holders_hold_setup(struct holders_hold *h);
+/* Its thread: the read or the copy that takes the pin.  0 or -errno. */
+int holders_hold_start(struct holders_hold *h);
+/* 0 once held; -ETIMEDOUT (10 s), -ENOENT (it finished without being held). */
+int holders_hold_wait(struct holders_hold *h);
+/* Let the holder complete: release the held read, or answer the fault. */
+int holders_hold_release(struct holders_hold *h);
+void holders_hold_join(struct holders_hold *h);
+/* Remove what setup made: 0, or -errno (the dm device busy). */
+int holders_hold_cleanup(struct holders_hold *h);
 
 /* Bind the caller to CPU 0: MADV_PAGEOUT's lru_add_drain() drains its batch. */
 int holders_bind_cpu0(void);

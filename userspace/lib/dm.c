@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "lib/dm.h"
+#include "lib/dm.h"	/* export: lab include */
 
 #define DM_CONTROL	"/dev/mapper/control"
 #define DM_BUF_SIZE	16384
