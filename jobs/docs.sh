@@ -24,7 +24,7 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$LAB_ROOT/jobs/lib.sh"
 
-pages=(matrix repro consumers holders bench)
+pages=(matrix repro consumers holders export bench)
 out=$LAB_ROOT/docs
 
 # quick_refused DIR JOB: fail when DIR is a quick run and the pages go to
@@ -71,6 +71,15 @@ page_holders() {
 	quick_refused "$1" holders
 	"$gupctl" holders report --results "$1" -o "$out/filesystems.md" --html "$1/explorer.html" ||
 		die "gupctl holders report failed on $1"
+}
+
+# page_export DIR: docs/findings/exports.md (the prose: docs/findings/).
+# shellcheck disable=SC2317 # called as page_$job
+page_export() {
+	quick_refused "$1" export
+	mkdir -p "$out/findings"
+	"$gupctl" export report -o "$out/findings/exports.md" "$1" ||
+		die "gupctl export report failed on $1"
 }
 
 # page_bench DIR: docs/bench.md and docs/bench.svg (the prose:

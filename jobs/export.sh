@@ -16,9 +16,12 @@
 #      reproducer after its marker (no module, no gupctl in the guest);
 #   3. judge: the console cut into the cells' slices (gupctl slice); a
 #      cell passes when its exit status is the expected one and its slice
-#      has no kernel report but the one its holders cell expects;
-#   4. collect and report: FLAVOUR.ktap, each reproducer's output
-#      (FLAVOUR/NAME.out), run.json; the sources in export/.
+#      has no kernel report but the one its holders cell expects:
+#      FLAVOUR.json (its fields: docs/results.md);
+#   4. collect: FLAVOUR.ktap from it, each reproducer's output
+#      (FLAVOUR/NAME.out), run.json; the sources in export/.  report:
+#      `make docs` writes docs/findings/exports.md from the run (gupctl
+#      export report).
 #
 #   jobs/export.sh [--quick] [--results DIR] [FLAVOUR...]
 # --quick        one finding per file system (the first each lists), for
@@ -85,7 +88,7 @@ echo "# export: ${#cells[@]} reproducers: ${cells[*]}"
 # shellcheck disable=SC2317 # called by job_parallel
 export_flavour() {
 	local f=$1 out=$RESULTS_DIR/$1 stage=$work/stage-$1 boot=$work/boot-$1 t0=$SECONDS
-	local c want why status n=0 failed=0 pass=0 reports seen expect
+	local c want why status failed=0 pass reports expect
 	local -a run=() began=()
 	local -A started=()
 	mkdir -p "$out" "$stage/export" "$stage/guest"
@@ -110,39 +113,47 @@ export_flavour() {
 	mapfile -t began < <("$gupctl" slice --step export --console "$out/console.log" \
 		--dir "$out" --suffix console.log --tail tail "${run[@]}")
 	for c in "${began[@]}"; do started[$c]=1; done
-	{
-		echo "TAP version 13"
-		echo "1..${#cells[@]}"
-		while IFS=$'\t' read -r c want why; do
-			n=$((n + 1))
-			if [ "$want" = not-run ]; then
-				echo "ok $n $c # SKIP not run on $f: $why"
-				continue
-			fi
-			cp "$boot.out/$c.out" "$out/$c.out" 2>/dev/null || : >"$out/$c.out"
-			status=$(cat "$boot.out/$c.status" 2>/dev/null || echo none)
-			# the kernel report its holders cell expects, if any
-			expect=$("$gupctl" holders cells $(kernel_args "$f") |
-				jq -r --arg c "$c" '.[] | select(.name == $c) | .expect.report')
-			reports=0
-			[ ! -f "$out/$c.console.log" ] ||
-				reports=$(qemu/scan-console.sh --reports "$out/$c.console.log" | jq length)
-			seen=${started[$c]:-}
-			if [ -z "$seen" ]; then
-				echo "not ok $n $c # the boot ended before it began: $f/console.log"
-			elif [ "$status" != "$want" ]; then
-				echo "not ok $n $c # exit $status, expected $want ($why): $f/$c.out"
-			elif [ "$reports" != 0 ] && [ "$expect" = none ]; then
-				echo "not ok $n $c # $reports kernel report(s) its cell does not expect: $f/$c.console.log"
-			else
-				echo "ok $n $c # exit $status: $(grep '^RESULT' "$out/$c.out" | cut -c9-)"
-				pass=$((pass + 1))
-				continue
-			fi
-			failed=1
-		done <"$RESULTS_DIR/$f.expect.tsv"
-		echo "# $f: $pass of ${#run[@]} reproducers gave their expected status"
-	} >"$RESULTS_DIR/$f.ktap"
+	# 3. judge: one JSON object a cell, in the expectations' order
+	while IFS=$'\t' read -r c want why; do
+		cp "$boot.out/$c.out" "$out/$c.out" 2>/dev/null || true
+		status=$(cat "$boot.out/$c.status" 2>/dev/null || echo null)
+		# the kernel report its holders cell expects, if any
+		expect=$("$gupctl" holders cells $(kernel_args "$f") |
+			jq -r --arg c "$c" '.[] | select(.name == $c) | .expect.report')
+		reports=0
+		if [ -f "$out/$c.console.log" ]; then
+			qemu/scan-console.sh --reports "$out/$c.console.log" >"$out/$c.reports.json"
+			reports=$(jq length "$out/$c.reports.json")
+		fi
+		jq -n --arg c "$c" --arg want "$want" --arg why "$why" --argjson status "$status" \
+			--argjson began "$([ -n "${started[$c]:-}" ] && echo true || echo false)" \
+			--arg result "$(grep -m1 '^RESULT: ' "$out/$c.out" 2>/dev/null | cut -c9-)" \
+			--argjson reports "$reports" --arg report "$expect" '
+			($want == "not-run") as $skip |
+			{name: $c, run: ($skip | not), expect: {status: (if $skip then null else ($want | tonumber) end),
+			 why: $why, kernel_report: $report}, began: $began, status: $status,
+			 result: (if $result == "" then null else $result end), kernel_reports: $reports,
+			 pass: ($skip or ($began and $status == ($want | tonumber? // -1) and
+				($reports == 0 or $report != "none")))}'
+	done <"$RESULTS_DIR/$f.expect.tsv" | jq -s --arg f "$f" --arg p "$(flavour_policy "$f")" \
+		--arg s "$(flavour_field "$f" 5)" --arg e "$(flavour_field "$f" 4)" '
+		{job: "export", flavour: $f, policy: $p, source: $s, ext4: $e, cells: .,
+		 summary: {cells: length, run: map(select(.run)) | length,
+			   passed: map(select(.run and .pass)) | length,
+			   findings: map(select(.run and .status == 1)) | length}}' >"$RESULTS_DIR/$f.json"
+	# 4. collect: the KTAP from the document
+	jq -r '"TAP version 13", "1..\(.cells | length)",
+		(.cells | to_entries[] | .key as $i | .value |
+		 if .run | not then "ok \($i + 1) \(.name) # SKIP not run: \(.expect.why)"
+		 elif .pass then "ok \($i + 1) \(.name) # exit \(.status): \(.result)"
+		 elif .began | not then "not ok \($i + 1) \(.name) # the boot ended before it began"
+		 elif .status != .expect.status then
+			"not ok \($i + 1) \(.name) # exit \(.status), expected \(.expect.status) (\(.expect.why))"
+		 else "not ok \($i + 1) \(.name) # \(.kernel_reports) kernel report(s) its cell does not expect" end),
+		"# \(.flavour): \(.summary.passed) of \(.summary.run) reproducers gave their expected status"' \
+		"$RESULTS_DIR/$f.json" >"$RESULTS_DIR/$f.ktap"
+	pass=$(jq .summary.passed "$RESULTS_DIR/$f.json")
+	[ "$pass" = "$(jq .summary.run "$RESULTS_DIR/$f.json")" ] || failed=1
 	if [ "$(qemu/scan-console.sh --reports "$out/tail.console.log" 2>/dev/null | jq length)" != 0 ]; then
 		echo "# $f: a kernel report after the last reproducer: $f/tail.console.log" >>"$RESULTS_DIR/$f.ktap"
 		failed=1

@@ -186,6 +186,7 @@ static const char * const export_usage[] = {
 	"gupctl export [--dir DIR] CELL",
 	"gupctl export --expect --policy P --source V [--ext4 B] CELL",
 	"gupctl export --findings --policy P --source V [--ext4 B]",
+	"gupctl export report -o FILE RESULTS_DIR",
 	"",
 	"A holders cell (gupctl holders cells: FS-HOLDER-EVENT) as a reproducer that",
 	"needs nothing of the lab: DIR/CELL.c and DIR/CELL.sh (docs/gupctl.md).",
@@ -215,6 +216,8 @@ int cmd_export(int argc, char **argv)
 	char path[4096];
 	int ret, argi;
 
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return export_report(argc - 1, argv + 1);
 	ret = gopt_parse("export", argc, argv, opts, export_usage, &argi);
 	if (ret)
 		return ret == GOPT_HELP ? GUPCTL_EXIT_OK : ret;
