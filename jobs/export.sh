@@ -118,6 +118,7 @@ export_flavour() {
 		cp "$boot.out/$c.out" "$out/$c.out" 2>/dev/null || true
 		status=$(cat "$boot.out/$c.status" 2>/dev/null || echo null)
 		# the kernel report its holders cell expects, if any
+		# shellcheck disable=SC2046 # the kernel's options, one word each
 		expect=$("$gupctl" holders cells $(kernel_args "$f") |
 			jq -r --arg c "$c" '.[] | select(.name == $c) | .expect.report')
 		reports=0

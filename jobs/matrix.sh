@@ -71,6 +71,7 @@ out=$RESULTS_DIR
 # lines, writes $out/$f.DOC.json and its summary (JSON, or null) to
 # $tmp/$f.DOC.summary.  Returns 1 when a verdict is not the predicted one
 # or no KTAP came back.
+# shellcheck disable=SC2317 # called by matrix_flavour
 judge_longterm() {
 	local name=$1 doc=$2 suite=$3 first=$guest_out/$1.ext4 fs lstatus judge
 	[ "$name" != gup_longterm ] || first=$guest_out/gup_longterm

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Host tests of gupctl export (userspace/export/), no guest: the exported
 # reproducer builds alone (gcc -Wall -Wextra -Werror, static), includes
-# nothing of the lab, carries holders/steps.c as the guest compiles it
+# nothing of the lab, carries lib/holders_steps.c as the guest compiles it
 # (one source), and its --expect and
 # --findings follow the findings docs/filesystems-guide.md section 12
 # lists.  Never run here: a reproducer mounts file systems and loses data
@@ -27,17 +27,17 @@ else
 fi
 tap_is "$(grep -c '^#include "' "$TMP/$cell.c" || true)" 0 \
 	"the reproducer includes no header of the lab's (only the system's)"
-# one source: the exported text holds holders/steps.c whole, but its two
+# one source: the exported text holds lib/holders_steps.c whole, but its two
 # lab includes
-grep -v 'export: lab include' "$ROOT/userspace/holders/steps.c" >"$TMP/steps.c"
+grep -v 'export: lab include' "$ROOT/userspace/lib/holders_steps.c" >"$TMP/steps.c"
 if python3 - "$TMP/$cell.c" "$TMP/steps.c" <<'PY'
 import sys
 sys.exit(0 if open(sys.argv[2]).read() in open(sys.argv[1]).read() else 1)
 PY
 then
-	tap_ok "the reproducer carries holders/steps.c as the guest's gupctl compiles it"
+	tap_ok "the reproducer carries lib/holders_steps.c as the guest's gupctl compiles it"
 else
-	tap_not_ok "the reproducer carries holders/steps.c as the guest's gupctl compiles it"
+	tap_not_ok "the reproducer carries lib/holders_steps.c as the guest's gupctl compiles it"
 fi
 tap_like "$(grep '^#define REPRO_' "$TMP/$cell.c" | paste -sd' ')" \
 	'REPRO_EVENT 11[[:space:]].*REPRO_PAGE_STAYS 1[[:space:]].*"mkfs.xfs".*REPRO_FSTYPE "xfs"' \
@@ -50,13 +50,13 @@ tap_like "$(cat "$TMP/$cell.sh")" 'gcc -O2 -pthread -o xfs-pvw-ficlone xfs-pvw-f
 # only io_uring's links liburing
 for c in ext4-odirect-pageout ext4-uring-pageout; do
 	run export --dir "$TMP" "$c"
-	lib=''
-	[ "$c" = ext4-odirect-pageout ] || lib=' -luring'
-	if [ "$rc" = 0 ] && grep -qx "gcc -O2 -pthread -o $c $c.c$lib" "$TMP/$c.sh" &&
-		gcc -O2 -Wall -Wextra -Werror -pthread -static -o "$TMP/$c" "$TMP/$c.c" $lib 2>"$TMP/gcc"; then
-		tap_ok "$c: exported, and builds with its script's line (${lib:-libc alone})"
+	lib=()
+	[ "$c" = ext4-odirect-pageout ] || lib=(-luring)
+	if [ "$rc" = 0 ] && grep -qx "gcc -O2 -pthread -o $c $c.c${lib[*]/#/ }" "$TMP/$c.sh" &&
+		gcc -O2 -Wall -Wextra -Werror -pthread -static -o "$TMP/$c" "$TMP/$c.c" "${lib[@]}" 2>"$TMP/gcc"; then
+		tap_ok "$c: exported, and builds with its script's line (${lib[*]:-libc alone})"
 	else
-		tap_not_ok "$c: exported, and builds with its script's line (${lib:-libc alone})"
+		tap_not_ok "$c: exported, and builds with its script's line (${lib[*]:-libc alone})"
 		sed 's/^/#   /' "$TMP/gcc" | head -10
 	fi
 done

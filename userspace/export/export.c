@@ -7,7 +7,7 @@
  * kernel's design says), 1 (data lost, or another file changed) or 2
  * (could not run); and a script that builds and runs it.
  *
- * The file is holders/steps.h and holders/steps.c as the lab's guest
+ * The file is lib/holders_steps.h and lib/holders_steps.c as the lab's guest
  * runs them (compiled in here with .incbin: one source for both), the
  * kernel's ioctl arguments the uapi lacks (lib/fsioctl.h), the DM ioctls
  * (lib/dm.h, lib/dm.c), and export/holders-reproducer.c.in, after the
@@ -33,8 +33,8 @@ __asm__(".section .rodata\n"
 	".global export_fsioctl_h\nexport_fsioctl_h:\n.incbin \"lib/fsioctl.h\"\n.byte 0\n"
 	".global export_dm_h\nexport_dm_h:\n.incbin \"lib/dm.h\"\n.byte 0\n"
 	".global export_dm_c\nexport_dm_c:\n.incbin \"lib/dm.c\"\n.byte 0\n"
-	".global export_steps_h\nexport_steps_h:\n.incbin \"holders/steps.h\"\n.byte 0\n"
-	".global export_steps_c\nexport_steps_c:\n.incbin \"holders/steps.c\"\n.byte 0\n"
+	".global export_steps_h\nexport_steps_h:\n.incbin \"lib/holders_steps.h\"\n.byte 0\n"
+	".global export_steps_c\nexport_steps_c:\n.incbin \"lib/holders_steps.c\"\n.byte 0\n"
 	".global export_main_c\nexport_main_c:\n.incbin \"export/holders-reproducer.c.in\"\n.byte 0\n"
 	".previous\n");
 extern const char export_fsioctl_h[], export_dm_h[], export_dm_c[], export_steps_h[],

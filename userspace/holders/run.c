@@ -7,7 +7,7 @@
  * releases the page dirty, the file is synced, and every view of the page
  * is recorded.  The host then reads the file from the image (jobs/holders.sh).
  *
- * The cell's system calls are holders/steps.c's, which `gupctl export`
+ * The cell's system calls are lib/holders_steps.c's, which `gupctl export`
  * copies into a reproducer: "held" is proven there, never slept on
  * (struct holders_hold).  Here the facts are gathered around them: the
  * page's flags at each step, every read of it, every error.

@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 
-#include "holders/steps.h"
+#include "lib/holders_steps.h"
 #include "model/policy.h"
 
 /* What the console shows for the cell, besides nothing. */
@@ -44,7 +44,7 @@ struct holders_expectation {
 	char reason[2048];	/* one line, names the kernel code (file:line) */
 };
 
-/* Names, NULL terminated, indexed by the enum (the others: holders/steps.h). */
+/* Names, NULL terminated, indexed by the enum (the others: lib/holders_steps.h). */
 extern const char * const holders_report_names[];
 
 /* Does @c exist (an fs-specific event on its file system)? */

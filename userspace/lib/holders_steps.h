@@ -6,8 +6,8 @@
  * reproducer that needs nothing else (export/export.c): one source for
  * both, so that what a maintainer runs is what the lab measured.
  */
-#ifndef HOLDERS_STEPS_H
-#define HOLDERS_STEPS_H
+#ifndef LIB_HOLDERS_STEPS_H
+#define LIB_HOLDERS_STEPS_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -158,4 +158,4 @@ int holders_event(enum holders_event ev, const struct holders_files *f, long lon
 /* What @path's page holds, through the cache or O_DIRECT: a class, or -errno. */
 int holders_read_class(const char *path, bool direct);
 
-#endif /* HOLDERS_STEPS_H */
+#endif /* LIB_HOLDERS_STEPS_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * holders steps (holders/steps.h): the system calls of a holders cell.
+ * holders steps (lib/holders_steps.h): the system calls of a holders cell.
  * Only libc, the kernel's uapi headers, liburing for the io_uring holder
  * (left out with HOLDERS_NO_URING), lib/fsioctl.h and lib/dm.c (the same
  * kind): `gupctl export` copies this file into a reproducer, its lab
@@ -31,7 +31,7 @@
 
 #include "lib/dm.h"		/* export: lab include */
 #include "lib/fsioctl.h"	/* export: lab include */
-#include "holders/steps.h"	/* export: lab include */
+#include "lib/holders_steps.h"	/* export: lab include */
 
 #define PS	HOLDERS_PAGE_SIZE
 /* dm-delay's backstop: a read is released after this even if the cell fails */
