@@ -1290,9 +1290,28 @@ static struct miscdevice gpt_misc = {
 };
 
 /*
- * DEFINE_SHOW_ATTRIBUTE() with CAP_SYS_ADMIN checked at open, like the
- * device: the files' mode (0400, root's) lets in a root that dropped the
- * capability, and "pins" shows where other processes' pins are.
+ * Each read checks its reader, as the device checks each call
+ * (gpt_ioctl()): a file outlives its opener's privilege.  A process that
+ * dropped to another uid keeps the debugfs fd it inherited, and an
+ * io_uring personality registered by root opens the file for a process
+ * that is not (IORING_OP_OPENAT with sqe->personality): both read as
+ * themselves here.  capable() is the reader's; file_ns_capable() the
+ * opener's credentials (file->f_cred), which must have had it too.
+ */
+static ssize_t gpt_debugfs_read(struct file *file, char __user *buf,
+				size_t size, loff_t *ppos)
+{
+	if (!capable(CAP_SYS_ADMIN) ||
+	    !file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
+		return -EPERM;
+	return seq_read(file, buf, size, ppos);
+}
+
+/*
+ * DEFINE_SHOW_ATTRIBUTE() with CAP_SYS_ADMIN checked at open and at
+ * every read, like the device: the files' mode (0400, root's) lets in a
+ * root that dropped the capability, and "pins" shows where other
+ * processes' pins are.
  */
 #define GPT_DEBUGFS_ATTRIBUTE(__name)					\
 static int __name ## _open(struct inode *inode, struct file *file)	\
@@ -1304,7 +1323,7 @@ static int __name ## _open(struct inode *inode, struct file *file)	\
 static const struct file_operations __name ## _fops = {		\
 	.owner		= THIS_MODULE,					\
 	.open		= __name ## _open,				\
-	.read		= seq_read,					\
+	.read		= gpt_debugfs_read,				\
 	.llseek		= seq_lseek,					\
 	.release	= single_release,				\
 }

@@ -5,7 +5,9 @@
 #   back, and vma_needs_dirty_tracking in kallsyms iff its tree defines it;
 # - driver_selftest on the kernel's kselftest harness (round trips, the
 #   write rule, page state, privileges, close-with-pins, bad input,
-#   concurrency);
+#   concurrency), and debugfs_reader (each debugfs read checks its
+#   reader: an fd inherited across a drop to nobody, one opened through a
+#   root io_uring personality);
 # - the short fuzz (the long one is make soak, jobs/soak.sh): gupctl fuzz
 #   once per seed of a fixed list (docs/gupctl.md), each seed a KTAP
 #   subtest; a failing seed prints the command that replays it.  The fuzzer
@@ -67,6 +69,8 @@ driver_boot() {
 		bash /lab/bin/guest-setup.sh || exit 90
 		driver_selftest /mnt/ext4 /lab/ro.iso >/lab/out/selftest.tap 2>&1
 		echo $? >/lab/out/selftest.status
+		debugfs_reader >/lab/out/debugfs_reader.tap 2>&1
+		echo $? >/lab/out/debugfs_reader.status
 		echo "<5>gup-lab: driver step fuzz" >/dev/kmsg
 		for s in $SEEDS; do
 			gupctl fuzz --seed "$s" --ops "$OPS" --threads "$THREADS" \
@@ -169,6 +173,11 @@ for f in "${flavours[@]}"; do
 		"$f: the harness totals have no failure and no error"
 	awk '/^#  RUN / { name = $3 } / # SKIP / { sub(/^.* # SKIP /, ""); print "# " f ": skipped " name ": " $0 }' \
 		f="$f" <<<"$st"
+	# debugfs_reader: three tests, none may fail; a SKIP (no io_uring) says why
+	dr=$(cat "$r/debugfs_reader.tap" 2>/dev/null || true)
+	tap_is "$(cat "$r/debugfs_reader.status" 2>/dev/null) $(sed -n 's/^1\.\.//p' <<<"$dr")" "0 3" \
+		"$f: debugfs_reader: its 3 tests passed (each debugfs read checks its reader)"
+	grep -E '^not ok|^# [^ ]+\.c:[0-9]+:| # SKIP ' <<<"$dr" | sed "s/^/# $f: debugfs_reader: /" || true
 
 	# The short fuzz: each seed's KTAP one level down.
 	for sd in "${seeds[@]}"; do
