@@ -130,6 +130,12 @@ job_detect() {
 		[ "$(flavour_policy "$f")" = detect ] || continue
 		d=$(job_tmpdir)
 		log "$f: detecting its GUP policy (one boot: the kernel's facts, then probe cells)"
+		# its kernel first: one that does not build says why and stops
+		# the job here, before any staging
+		if ! flavour_build "$f" >/dev/null; then
+			rm -rf "$d"
+			return 1
+		fi
 		if ! "$LAB_ROOT/rootfs/stage-guest.sh" "$f" "$d/stage" >"$d/stage.log" 2>&1; then
 			tail -8 "$d/stage.log" >&2
 			log "$f: staging failed: no detection"

@@ -67,13 +67,17 @@ elif [ ! -f "$dir/.gup-lab-patched" ]; then
 	mkdir -p "$dir/build"
 	log "$flavour: linking a copy of $pristine"
 	cp -al "$pristine" "$dir/src"
-	while read -r p; do
-		label=$(basename "$(dirname "$p")")/$(basename "$p")
-		log "$flavour: applying $label"
-		# GNU patch replaces files, never writing through the links.
-		patch -d "$dir/src" -p1 -F0 --no-backup-if-mismatch -s <"$p" ||
-			die "$flavour: step 'patch': $label does not apply with -F0 on $(user_field "$flavour" base)"
-	done < <(flavour_patches "$flavour")
+	mapfile -t patches < <(flavour_patches "$flavour" |
+		while read -r p; do echo "$(basename "$(dirname "$p")")/$(basename "$p")=$p"; done)
+	if ! "$LAB_ROOT/patches/apply-series.sh" "$dir/src" "${patches[@]}"; then
+		# a half-patched copy helps nobody and would be made again
+		rm -rf "$dir"
+		base=$(user_field "$flavour" base)
+		die "$flavour: step 'patch': the series does not apply with -F0 on $base (above: the file and hunk). What you can do:
+  - another BASE it applies to: the flavours of patches/flavours (6.1: stock and its series; mainline: 6.12; latest: 7.3);
+  - the lab's own backport, where it has one: patches/ (gup-v7: Stoakes' v7 on 6.1, gup-v1 his v1, gup-v9 on gup-v7), FLAVOUR=gup-v7 and the like;
+  - KERNEL=DIR: a tree where you applied it yourself (docs/your-kernel.md)."
+	fi
 	touch "$dir/.gup-lab-patched"
 fi
 counts=${counts:-$LAB_CACHE/kernels/objects-$pkg}

@@ -141,8 +141,8 @@ split_series() {
 		done
 	else
 		tmp=$(mktemp -d)
-		git mailsplit -o"$tmp" "$path" >/dev/null ||
-			die "$path is neither a directory of patches nor an mbox (git mailsplit failed)"
+		git mailsplit -o"$tmp" "$path" >/dev/null 2>&1 ||
+			die "$path is neither a directory of patches nor an mbox: git mailsplit rejects it. Its line 1 is '$(head -c 80 "$path" | head -1)'; an mbox starts each message with a 'From ' line (git format-patch --stdout writes 'From <sha1> Mon Sep 17 00:00:00 2001'), or give a directory of .patch files"
 		for p in "$tmp"/*; do
 			grep -q '^diff --git \|^--- ' "$p" || continue
 			n=$((n + 1))

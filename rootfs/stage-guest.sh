@@ -16,7 +16,9 @@ dir=$2
 pause_point staging
 mkdir -p "$dir/bin"
 dir=$(cd "$dir" && pwd)
-cp "$("$LAB_ROOT/module/build.sh" "$flavour")" "$dir/gup_pin_test.ko"
+# (the kernel first: a kernel that does not build stops here, said above)
+ko=$("$LAB_ROOT/module/build.sh" "$flavour") || die "$flavour: no kernel, no module: nothing staged"
+cp "$ko" "$dir/gup_pin_test.ko"
 # Jobs and suites stage two flavours at once: one make of gupctl at a time.
 flock "$LAB_ROOT/userspace/.make.lock" make -s -C "$LAB_ROOT/userspace" >&2
 cp "$LAB_ROOT/userspace/gupctl-guest" "$dir/bin/gupctl"
