@@ -157,6 +157,27 @@ tap_like "$(register --series "$TMP/s.mbx" --base gup-v8)" "FAIL\(1\): .*BASE=gu
 printf 'From 0 Mon Sep 17 00:00:00 2001\nSubject: nothing\n\nno patch\n' >"$TMP/empty.mbx"
 tap_like "$(register --series "$TMP/empty.mbx" --base stock)" "FAIL\(1\): .*no patches in" "an mbox without a patch"
 
+# A file git mailsplit rejects (patches as a mail client saves them: no
+# "From " line): its line 1, and what an mbox starts with.
+cp "$TMP/s/0001-p.patch" "$TMP/nombox.patch"
+sed -i 1d "$TMP/nombox.patch"
+tap_like "$(register --series "$TMP/nombox.patch" --base stock)" \
+	"FAIL\(1\): .*git mailsplit rejects it\. Its line 1 is 'From: a <a@b>'; an mbox starts each message with a 'From ' line" \
+	"a file that is not an mbox: its line 1, and what an mbox must start with"
+
+# A series that does not apply (patches/apply-series.sh, build-mine.sh's
+# step): the first applies, the second's hunk fails; the file and the hunk
+# are named, from patch --dry-run on the tree as it stands.
+mkdir -p "$TMP/ap/mm"
+printf 'a\n' >"$TMP/ap/mm/f1.c"
+printf 'x\n' >"$TMP/ap/mm/f2.c"
+st=0
+patches/apply-series.sh "$TMP/ap" "one=$TMP/s/0001-p.patch" "two=$TMP/s/0002-p.patch" 2>"$TMP/ap.err" || st=$?
+tap_is "$st $(cat "$TMP/ap/mm/f1.c")" "1 b" "apply-series: exit 1 at the patch that fails, the one before applied"
+tap_like "$(paste -sd'|' "$TMP/ap.err")" \
+	"two does not apply with -F0; patch --dry-run says:\|gup-lab:   checking file mm/f2\.c\|gup-lab:   Hunk #1 FAILED at 1\." \
+	"apply-series: names the patch, its file and the hunk that failed"
+
 # The Makefile's way in: nothing given prints nothing; BASE alone is a mistake.
 tap_is "$("$uk" from-make '' '' '' '' '')" "" "make without KERNEL or SERIES: no kernel of yours"
 tap_is "$("$uk" from-make "$TMP/g" '' '' mine '' 2>/dev/null)" "$n3" "make KERNEL=DIR NAME=mine: the same name as register"
