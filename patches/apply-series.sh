@@ -13,7 +13,10 @@
 # 2 usage.
 set -euo pipefail
 
-[ $# -ge 1 ] && [ -d "$1" ] || { echo "usage: $0 TREE LABEL=PATCH..." >&2; exit 2; }
+if [ $# -lt 1 ] || [ ! -d "$1" ]; then
+	echo "usage: $0 TREE LABEL=PATCH..." >&2
+	exit 2
+fi
 tree=$1
 shift
 for lp in "$@"; do
