@@ -89,6 +89,9 @@ static void build_line(FILE *f, const char *name, const struct holders_cell *c)
 		c->holder == HOLDERS_URING ? " -luring" : "");
 }
 
+/* What marks a line of the embedded files that includes a lab header. */
+#define LAB_INCLUDE	"/* export: lab include */"
+
 /* @text, without the lines that include the lab's own headers. */
 static void put_source(FILE *f, const char *text)
 {
@@ -98,7 +101,7 @@ static void put_source(FILE *f, const char *text)
 		nl = strchr(text, '\n');
 		if (!nl)
 			nl = text + strlen(text);
-		if (!memmem(text, nl - text, "/* export: lab include */", 25))
+		if (!memmem(text, nl - text, LAB_INCLUDE, sizeof(LAB_INCLUDE) - 1))
 			fwrite(text, 1, nl - text + (*nl ? 1 : 0), f);
 		if (!*nl)
 			break;
