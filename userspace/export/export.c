@@ -206,11 +206,11 @@ int cmd_export(int argc, char **argv)
 	const struct gopt opts[] = {
 		GOPT_STRING(0, "dir", &dir, "DIR", "where CELL.c and CELL.sh go (default: .)"),
 		GOPT_BOOL(0, "expect", &expect, "print the reproducer's exit status on a kernel instead"),
-		GOPT_BOOL(0, "findings", &findings, "list the cells that export and are findings on a kernel"),
-		GOPT_STRING(0, "policy", &policy, "P", "with --expect: the flavour's gup column"),
+		GOPT_BOOL(0, "findings", &findings, "list the cells that are findings on a kernel"),
+		GOPT_STRING(0, "policy", &policy, "P", "with --expect, --findings: the flavour's gup column"),
 		GOPT_CHOICE(0, "source", &source, "V", source_choices,
-			    "with --expect: the flavour's source column"),
-		GOPT_CHOICE(0, "ext4", &ext4, "B", ext4_choices, "with --expect: its ext4 column"),
+			    "with --expect, --findings: its source column"),
+		GOPT_CHOICE(0, "ext4", &ext4, "B", ext4_choices, "with --expect, --findings: its ext4 column"),
 		GOPT_END()
 	};
 	struct holders_expectation e;
