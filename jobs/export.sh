@@ -113,14 +113,14 @@ export_flavour() {
 	mapfile -t began < <("$gupctl" slice --step export --console "$out/console.log" \
 		--dir "$out" --suffix console.log --tail tail "${run[@]}")
 	for c in "${began[@]}"; do started[$c]=1; done
-	# 3. judge: one JSON object a cell, in the expectations' order
+	# 3. judge: one JSON object a cell, in the expectations' order; the
+	# kernel report each holders cell expects, from the flavour's cells
+	# shellcheck disable=SC2046 # the kernel's options, one word each
+	"$gupctl" holders cells $(kernel_args "$f") >"$work/$f.cells.json"
 	while IFS=$'\t' read -r c want why; do
 		cp "$boot.out/$c.out" "$out/$c.out" 2>/dev/null || true
 		status=$(cat "$boot.out/$c.status" 2>/dev/null || echo null)
-		# the kernel report its holders cell expects, if any
-		# shellcheck disable=SC2046 # the kernel's options, one word each
-		expect=$("$gupctl" holders cells $(kernel_args "$f") |
-			jq -r --arg c "$c" '.[] | select(.name == $c) | .expect.report')
+		expect=$(jq -r --arg c "$c" '.[] | select(.name == $c) | .expect.report' "$work/$f.cells.json")
 		reports=0
 		if [ -f "$out/$c.console.log" ]; then
 			qemu/scan-console.sh --reports "$out/$c.console.log" >"$out/$c.reports.json"
