@@ -12,7 +12,7 @@ mapfile -t sources < <(awk '!/^#/ && NF { print "linux-source-" $5 }' \
 	grep -vxFf <(awk '!/^#/ && NF { print $1 }' "$here/../patches/sources"))
 packages=(
 	"${sources[@]}" linux-headers-amd64	# the kernel trees; compile check
-	build-essential bc bison flex libelf-dev libssl-dev ccache
+	build-essential bc bison flex libelf-dev libssl-dev ccache lz4
 	qemu-system-x86 debootstrap e2fsprogs kmod
 	shellcheck python3 binutils
 	debian-archive-keyring			# patches/fetch-source.sh: apt checks the other suites' signatures
