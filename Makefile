@@ -35,7 +35,7 @@ PICK = f=$$(patches/user-kernel.sh from-make $(call uservar,KERNEL) $(call userv
 	$(call uservar,BASE) $(call uservar,NAME) $(call uservar,POLICY)) || exit 1; \
 	f=$${f:-$(call cmdline,FLAVOUR)}
 
-.PHONY: all deps kernels rootfs modules gupctl shell boot lab matrix docs repro holders export consumers soak bench bench-pipeline check lint clean
+.PHONY: all deps kernels rootfs modules gupctl shell boot lab matrix docs repro holders export consumers soak bench bench-pipeline bench-boot check lint clean
 
 all: kernels rootfs modules gupctl
 
@@ -132,6 +132,11 @@ bench: all
 # medians of several runs: results/pipeline/ (docs/performance.md).
 bench-pipeline: all
 	@jobs/bench-pipeline.sh
+
+# The lab's boot beside the floor (QEMU alone) and virtme-ng's, the same
+# bzImage (stock, latest): results/bench-boot/ (docs/performance.md).
+bench-boot: all
+	@jobs/bench-boot.sh
 
 # The tests (README).  The kernels and the root image first: on a cold
 # cache their builds show their progress here, before the suites, whose

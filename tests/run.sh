@@ -13,10 +13,11 @@
 # - ...", "# ..." diagnostics) and a plan; it runs to the end before its
 # subtest is printed (KTAP wants the plan first), so progress goes to
 # stderr: one line per suite with its elapsed time and the guests it
-# booted.  The host suites (tests/host/) boot nothing: they run two at a
-# time from the start (a core each), and the lab suites one after the
-# other, each booting its own guests two at a time; the document prints
-# every suite in order all the same.
+# booted.  The lab suites (tests/lab/) run one after the other, each
+# booting its own guests, from the start; the host suites (tests/host/)
+# boot nothing and run beside them, one at a time (GUP_LAB_HOST_JOBS): a
+# guest under TCG leaves a core for them most of the time.  The document
+# prints every suite in order all the same.
 set -euo pipefail
 # shellcheck source=../patches/flavours.sh
 . "$(dirname "$0")/../patches/flavours.sh"
@@ -42,6 +43,15 @@ touch "$GUP_LAB_BOOT_LOG"
 boots() {
 	grep -c '"qemu_seconds"' "$GUP_LAB_BOOT_LOG" || true
 }
+# suite_boots NAME: the runner reports that follow NAME's marker, up to
+# the next marker (the lab suites run one at a time: each boot is the
+# suite's whose marker came last)
+suite_boots() {
+	jq -rn --arg s "$1" 'reduce inputs as $l ({cur: null, n: 0};
+		if $l.suite != null then .cur = $l.suite
+		elif $l.qemu_seconds != null and .cur == $s then .n += 1
+		else . end) | .n' "$GUP_LAB_BOOT_LOG" 2>/dev/null || echo '?'
+}
 
 echo "KTAP version 1"
 echo "1..${#suites[@]}"
@@ -54,24 +64,44 @@ run_suite() {
 	bash "$2" >"$outdir/$1.tap" 2>&1 || status=$?
 	echo "$status" >"$outdir/$1.status"
 	echo $((SECONDS - t0)) >"$outdir/$1.seconds"
+	touch "$outdir/$1.done"
 }
 suite_name() {
 	local name=${1#tests/}
 	echo "${name%.sh}"
 }
 
-# The host suites, two at a time in the background (GUP_LAB_HOST_JOBS),
 # gupctl built first: a fresh clone has none, and two suites would make it
 # at once (their harness takes userspace/.make.lock all the same).
 flock userspace/.make.lock make -s -C userspace >&2 ||
 	echo "# gupctl does not build: the suites that need it say so" >&2
+# The lab suites, one after the other in one background chain, each
+# after its marker in the boot log (the boots that follow are its own:
+# suite_boots, jobs/bench-pipeline.sh).
+lab_chain() {
+	local n=0 suite
+	for suite in "${suites[@]}"; do
+		n=$((n + 1))
+		case $suite in tests/host/*) continue ;; esac
+		echo "{\"suite\": \"$(suite_name "$suite")\"}" >>"$GUP_LAB_BOOT_LOG"
+		run_suite "$n" "$suite"
+	done
+}
+lab_chain &
+lab_pid=$!
+# The host suites beside it, GUP_LAB_HOST_JOBS at a time (default 1).
 declare -A host_pid
 n=0
 for suite in "${suites[@]}"; do
 	n=$((n + 1))
 	case $suite in
 	tests/host/*)
-		while [ "$(jobs -rp | wc -l)" -ge "${GUP_LAB_HOST_JOBS:-2}" ]; do
+		while :; do
+			running=0
+			for p in "${host_pid[@]}"; do
+				! kill -0 "$p" 2>/dev/null || running=$((running + 1))
+			done
+			[ "$running" -ge "${GUP_LAB_HOST_JOBS:-1}" ] || break
 			wait -n || true
 		done
 		run_suite "$n" "$suite" &
@@ -85,13 +115,14 @@ for suite in "${suites[@]}"; do
 	n=$((n + 1))
 	name=$(suite_name "$suite")
 	out=$outdir/$n.tap
-	b0=$(boots)
 	if [ -n "${host_pid[$n]:-}" ]; then
 		wait "${host_pid[$n]}" || true
 	else
-		# the boots that follow are this suite's (jobs/bench-pipeline.sh)
-		echo "{\"suite\": \"$name\"}" >>"$GUP_LAB_BOOT_LOG"
-		run_suite "$n" "$suite"
+		# the chain's suite N: done when its marker is there, or never
+		# if the chain itself is gone
+		while [ ! -e "$outdir/$n.done" ] && kill -0 "$lab_pid" 2>/dev/null; do
+			sleep 1
+		done
 	fi
 	status=$(cat "$outdir/$n.status" 2>/dev/null || echo 1)
 	# The suite's own result lines at its top level (no indentation).
@@ -113,7 +144,7 @@ for suite in "${suites[@]}"; do
 	passed=$((passed + p - sk))
 	skipped=$((skipped + sk))
 	failed=$((failed + f))
-	echo "# $name: $((p - sk)) passed, $f failed$([ "$sk" -eq 0 ] || echo ", $sk skipped") in $(cat "$outdir/$n.seconds" 2>/dev/null || echo '?') s, $(($(boots) - b0)) boots" >&2
+	echo "# $name: $((p - sk)) passed, $f failed$([ "$sk" -eq 0 ] || echo ", $sk skipped") in $(cat "$outdir/$n.seconds" 2>/dev/null || echo '?') s, $(suite_boots "$name") boots" >&2
 	if [ "$f" -eq 0 ]; then
 		echo "ok $n $name"
 	else

@@ -200,4 +200,38 @@ for f in gup-v7 gup-v1 mainline gup-v9 ext4-2018; do
 done
 tap_like "$(line)" '^lab: step 9 of 19 · kernels built · matrix 1/6 · consumers 0/6 · about [0-9]+ min left$' \
 	"every kernel built: the runs left"
+# patches/config-cost.sh on two fake build trees: the objects one compiled
+# and the other did not, each with the option that gated it (an unknown
+# one is "other", never hidden); --no-time compiles nothing.
+mk_obj() {
+	mkdir -p "$1/$(dirname "$2")"
+	echo "savedcmd_$2 := ccache gcc -Wp,-MMD,x.d -c -o $2 $2.c" >"$1/$(dirname "$2")/.$(basename "$2").cmd"
+}
+for t in old new; do
+	mkdir -p "$work/cc-$t"
+	echo 'CONFIG_X=y' >"$work/cc-$t/.config"
+	mk_obj "$work/cc-$t" mm/gup.o
+done
+mk_obj "$work/cc-old" fs/xfs/scrub/agheader.o
+mk_obj "$work/cc-old" drivers/misc/mei/init.o
+mk_obj "$work/cc-old" drivers/foo/bar.o
+mk_obj "$work/cc-new" net/9p/client.o
+cost=$(patches/config-cost.sh --no-time "$work/cc-old" "$work/cc-new")
+tap_is "$(jq -rc 'select(.object) | [.object, .option] | join(" ")' <<<"$cost" | paste -sd,)" \
+	"drivers/foo/bar.o other,drivers/misc/mei/init.o INTEL_MEI,fs/xfs/scrub/agheader.o XFS_ONLINE_SCRUB" \
+	"config-cost.sh: each object only the old tree compiled, with its option (other when the table has none)"
+tap_is "$(jq -c 'select(.removed)' <<<"$cost")" '{"removed":3,"added":1,"seconds":0}' \
+	"config-cost.sh: the totals: 3 removed, 1 added, nothing timed with --no-time"
+tap_is "$(patches/config-cost.sh "$work/cc-old" 2>&1; echo "status $?")" \
+	"patches/config-cost.sh: want OLD_BUILD NEW_BUILD, two kernel build trees (see --help)
+status 2" "config-cost.sh: one tree is a usage error"
+
+# jobs/bench-boot.sh's usage errors, before anything is built or booted
+tap_is "$(jobs/bench-boot.sh --rounds 0 2>&1; echo "status $?")" \
+	"jobs/bench-boot.sh: --rounds takes a number from 1
+status 2" "bench-boot: --rounds 0 is a usage error"
+tap_is "$(jobs/bench-boot.sh --nope 2>&1; echo "status $?")" \
+	"jobs/bench-boot.sh: unknown option '--nope' (see --help)
+status 2" "bench-boot: an unknown option is a usage error"
+tap_like "$(jobs/bench-boot.sh --help)" "vng --run BZIMAGE --exec true" "bench-boot --help says what it boots"
 tap_done

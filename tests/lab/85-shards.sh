@@ -28,16 +28,34 @@ tap_is "$(jobs/bench.sh --shard 1/2 2>&1; echo "status $?")" \
 	"jobs/bench.sh: no --shard: the figures are ratios measured in one run, on one machine, round-robin
 status 2" "jobs/bench.sh refuses --shard, and says why"
 
-run() {
-	local name=$1 s=0
+# start NAME ARGS...: jobs/matrix.sh --quick ARGS into $work/NAME, in the
+# background; finish NAME ARGS...: wait for it and judge its exit status.
+# The whole run first (two guests at a time already), then the three
+# shards at once, as three machines would run them.
+start() {
+	local name=$1
 	shift
-	jobs/matrix.sh --quick --results "$work/$name" "$@" >"$work/$name.out" 2>"$work/$name.err" || s=$?
-	tap_is "$s" 0 "jobs/matrix.sh --quick $* exits 0"
-	[ "$s" -eq 0 ] || tail -20 "$work/$name.out" | sed 's/^/#   /'
+	(
+		s=0
+		jobs/matrix.sh --quick --results "$work/$name" "$@" >"$work/$name.out" 2>"$work/$name.err" || s=$?
+		echo "$s" >"$work/$name.status"
+	) &
 }
-run whole "${flavours[@]}"
+finish() {
+	local name=$1 s
+	shift
+	wait
+	s=$(cat "$work/$name.status" 2>/dev/null || echo 'no status')
+	tap_is "$s" 0 "jobs/matrix.sh --quick $* exits 0"
+	[ "$s" = 0 ] || tail -20 "$work/$name.out" | sed 's/^/#   /'
+}
+start whole "${flavours[@]}"
+finish whole "${flavours[@]}"
 for i in 1 2 3; do
-	run "part$i" --shard "$i/3" "${flavours[@]}"
+	start "part$i" --shard "$i/3" "${flavours[@]}"
+done
+for i in 1 2 3; do
+	finish "part$i" --shard "$i/3" "${flavours[@]}"
 	tap_is "$(jq -c '[.shard, [.flavours[].name]]' "$work/part$i/run.json" 2>&1)" \
 		"[{\"index\":$i,\"count\":3,\"flavours\":[\"stock\",\"gup-v1\",\"gup-v7\"]},[\"${flavours[i - 1]}\"]]" \
 		"shard $i/3: run.json says which shard of which list, and holds its one flavour, ${flavours[i - 1]}"
