@@ -171,8 +171,9 @@ jq -s --arg vng_why "$vng_why" --argjson rounds "$rounds" '
 	"$out/boot.jsonl" >"$out/bench-boot.json"
 
 # report: one line per flavour
-jq -r '"# bench-boot: medians of \(.rounds) rounds under \(.accel) (seconds, boot to exit)",
-	(.flavours[] | "# \(.flavour): lab \(.lab // "-"), bare \(.bare // "-"), vng \(.vng // "-"); lab/bare \(.lab_over_bare // "-" | tostring | .[0:5]), lab/vng \(.lab_over_vng // "-" | tostring | .[0:5])\(if .failed > 0 then ", \(.failed) failed" else "" end)"),
+jq -r 'def r2: if . == null then "-" else (. * 100 | round / 100 | tostring) end;
+	"# bench-boot: medians of \(.rounds) rounds under \(.accel) (seconds, boot to exit)",
+	(.flavours[] | "# \(.flavour): lab \(.lab | r2), bare \(.bare | r2), vng \(.vng | r2); lab/bare \(.lab_over_bare | r2), lab/vng \(.lab_over_vng | r2)\(if .failed > 0 then ", \(.failed) failed" else "" end)"),
 	(.vng.not_run // empty | "# vng: not run: \(.)")' "$out/bench-boot.json"
 results_end
 exit "$bad"

@@ -14,6 +14,7 @@
 # option {option, objects, seconds}, then {removed, added, seconds}.
 # The option comes from the table below, read in the trees' Makefiles
 # and Kconfig; an object it does not name is "other", never hidden.
+# Both ways: OLD NEW times what a change removed, NEW OLD what it added.
 #
 # Exit status: 0 measured; 1 an object did not compile; 2 usage error.
 set -euo pipefail
@@ -45,6 +46,11 @@ options() {
 	^lib/math/rational\.o	RATIONAL (selected by the 8250 drivers)
 	^drivers/misc/eeprom/eeprom_93cx6\.o	EEPROM_93CX6 (default y with the 8250 drivers in 7.3)
 	^kernel/jump_label\.o|^arch/x86/kernel/jump_label\.o	JUMP_LABEL (selected by xfs scrub's hooks in 7.3)
+	^fs/9p/|^net/9p/	9P_FS, NET_9P, NET_9P_VIRTIO (virtme-ng)
+	^fs/netfs/	NETFS_SUPPORT (selected by 9P_FS)
+	^fs/overlayfs/|^fs/backing-file\.o|^fs/stack\.o	OVERLAY_FS (virtme-ng)
+	^net/unix/	UNIX (virtme-ng)
+	^drivers/char/virtio_console\.o|^drivers/tty/hvc/	VIRTIO_CONSOLE (virtme-ng)
 	EOF
 }
 
