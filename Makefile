@@ -138,6 +138,11 @@ bench-pipeline: all
 bench-boot: all
 	@jobs/bench-boot.sh
 
+# The host-side checks alone (shellcheck, checkpatch, the patches'
+# -F0): tests/host/lint.sh, as make check runs it.
+lint:
+	@tests/run.sh tests/host/lint.sh
+
 # The tests (README).  The kernels and the root image first: on a cold
 # cache their builds show their progress here, before the suites, whose
 # output is one KTAP document.

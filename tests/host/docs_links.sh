@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# What a reader follows resolves (tests/docs-check.sh): every relative link
+# and anchor of the Markdown pages, no link into results/, every `gupctl
+# --help` pointer to a section of its guide, every .PHONY target with a
+# rule.  First on the repository (nothing may be found), then on a copy
+# with one problem of each kind planted, each of which must be found.
+# Output: TAP version 13.  Exit status: 0 if every test passed.
+# shellcheck source=../suite.sh
+. "$(dirname "$0")/../suite.sh"
+
+make -s -C userspace gupctl 2>/dev/null || true
+found=$(tests/docs-check.sh 2>&1) && st=0 || st=$?
+tap_is "$st" 0 "the repository: every link, anchor, --help section and .PHONY target resolves"
+[ -z "$found" ] || while read -r l; do echo "#   $l"; done <<<"$found"
+
+# The copy: the tracked files (what the pages link to) and gupctl, each
+# problem planted once
+copy=$work/copy
+mkdir -p "$copy"
+git ls-files -z | xargs -0 cp --parents -t "$copy" 2>/dev/null || true
+cp userspace/gupctl "$copy/userspace/gupctl"
+printf '\nSee [the guide](no-such-page.md) and [a section](lab.md#no-such-section).\n' \
+	>>"$copy/docs/performance.md"
+printf '\nThe last run: [results](../results/lab/latest).\n' >>"$copy/docs/results.md"
+# the section gupctl longterm --help points to, gone
+sed -i 's/^## gupctl longterm$/## gupctl long-term/' "$copy/docs/gupctl.md"
+sed -i 's/^\.PHONY: /.PHONY: no-such-target /' "$copy/Makefile"
+n=$(wc -l <"$copy/docs/performance.md")
+found=$(tests/docs-check.sh "$copy" 2>&1) && st=0 || st=$?
+tap_is "$st" 1 "the planted copy: found (exit 1)"
+tap_like "$found" "docs/performance.md:$n: no such file: no-such-page.md" "a dead link: found, with its line"
+tap_like "$found" "docs/performance.md:$n: no heading #no-such-section in docs/lab.md" \
+	"an anchor to a missing heading: found"
+tap_like "$found" "docs/results.md:[0-9]+: links into results/, which is not in git: ../results/lab/latest" \
+	"a link into results/: found"
+tap_like "$found" 'gupctl longterm --help: docs/gupctl.md has no section "gupctl longterm"' \
+	"a --help pointer to a missing section: found"
+tap_like "$found" "Makefile: .PHONY names 'no-such-target', which has no rule" \
+	"a .PHONY target without a rule: found"
+tap_is "$(wc -l <<<"$found")" 5 "nothing else found in the copy"
+tap_done
