@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # What a reader of the repository follows and must find: every relative
 # link and anchor of the Markdown pages, no link into results/ (not in
-# git), every `gupctl --help` pointer to a section of a guide, and every
-# .PHONY target of the Makefile with a rule.  One line per problem on
+# git), every `gupctl --help` pointer to a section of a guide and every
+# long option of that help in its section, and every .PHONY target of the
+# Makefile with a rule.  One line per problem on
 # stdout ("FILE:LINE: what"), nothing when all resolve.
 #
 #   tests/docs-check.sh [ROOT]     (default: the repository)
@@ -89,6 +90,21 @@ if [ -x userspace/gupctl ]; then
 					echo "gupctl $c --help: $file has no section \"$title\""
 				fi
 			done
+		# each long option of the help, in the command's section (from
+		# its heading to the next heading of its level or above)
+		opts=$(userspace/gupctl "$c" --help 2>/dev/null |
+			grep -oE '^ +(-[a-zA-Z], )?--[a-z0-9-]+' | grep -oE -- '--[a-z0-9-]+' |
+			grep -vx -- --help | sort -u || true)
+		section=$(awk -v t="gupctl $c" '/^```/ { code = !code }
+			!code && /^#+ / { l = index($0, " ") - 1; h = substr($0, l + 2)
+				gsub(/`/, "", h)
+				if (h == t) { on = 1; level = l; next }
+				if (on && l <= level) on = 0 }
+			on' docs/gupctl.md)
+		for o in $opts; do
+			grep -qF -- "$o" <<<"$section" ||
+				echo "gupctl $c --help: $o is not in docs/gupctl.md's section \"gupctl $c\""
+		done
 	done >"${TMPDIR:-/tmp}/docs-check.$$"
 	while read -r l; do say "$l"; done <"${TMPDIR:-/tmp}/docs-check.$$"
 	rm -f "${TMPDIR:-/tmp}/docs-check.$$"

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # What a reader follows resolves (tests/docs-check.sh): every relative link
 # and anchor of the Markdown pages, no link into results/, every `gupctl
-# --help` pointer to a section of its guide, every .PHONY target with a
-# rule.  First on the repository (nothing may be found), then on a copy
+# --help` pointer to a section of its guide and every option of that help
+# in the section, every .PHONY target with a rule.  First on the repository (nothing may be found), then on a copy
 # with one problem of each kind planted, each of which must be found.
 # Output: TAP version 13.  Exit status: 0 if every test passed.
 # shellcheck source=../suite.sh
@@ -26,6 +26,8 @@ printf '\nThe last run: [results](../results/lab/latest).\n' >>"$copy/docs/resul
 # the section gupctl longterm --help points to, gone
 sed -i 's/^## gupctl longterm$/## gupctl long-term/' "$copy/docs/gupctl.md"
 sed -i 's/^\.PHONY: /.PHONY: no-such-target /' "$copy/Makefile"
+# an option of gupctl pin's help the page no longer mentions
+sed -i 's/--thp/--t-h-p/g' "$copy/docs/gupctl.md"
 n=$(wc -l <"$copy/docs/performance.md")
 found=$(tests/docs-check.sh "$copy" 2>&1) && st=0 || st=$?
 tap_is "$st" 1 "the planted copy: found (exit 1)"
@@ -38,5 +40,7 @@ tap_like "$found" 'gupctl longterm --help: docs/gupctl.md has no section "gupctl
 	"a --help pointer to a missing section: found"
 tap_like "$found" "Makefile: .PHONY names 'no-such-target', which has no rule" \
 	"a .PHONY target without a rule: found"
-tap_is "$(wc -l <<<"$found")" 5 "nothing else found in the copy"
+tap_like "$found" "gupctl pin --help: --thp is not in docs/gupctl.md's section \"gupctl pin\"" \
+	"an option of the help missing from its section: found"
+tap_is "$(wc -l <<<"$found")" 6 "nothing else found in the copy"
 tap_done
