@@ -3,8 +3,9 @@
 # What a reader follows resolves (tests/docs-check.sh): every relative link
 # and anchor of the Markdown pages, no link into results/, every `gupctl
 # --help` pointer to a section of its guide and every option of that help
-# in the section, every .PHONY target with a rule.  First on the repository (nothing may be found), then on a copy
-# with one problem of each kind planted, each of which must be found.
+# in the section, every .PHONY target with a rule.  First on the
+# repository (nothing may be found), then on a copy with one problem of
+# each kind planted, each of which must be found.
 # Output: TAP version 13.  Exit status: 0 if every test passed.
 # shellcheck source=../suite.sh
 . "$(dirname "$0")/../suite.sh"
