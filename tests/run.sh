@@ -43,14 +43,11 @@ touch "$GUP_LAB_BOOT_LOG"
 boots() {
 	grep -c '"qemu_seconds"' "$GUP_LAB_BOOT_LOG" || true
 }
-# suite_boots NAME: the runner reports that follow NAME's marker, up to
-# the next marker (the lab suites run one at a time: each boot is the
-# suite's whose marker came last)
+# suite_boots N: the runner reports of suite N (its own boot log)
 suite_boots() {
-	jq -rn --arg s "$1" 'reduce inputs as $l ({cur: null, n: 0};
-		if $l.suite != null then .cur = $l.suite
-		elif $l.qemu_seconds != null and .cur == $s then .n += 1
-		else . end) | .n' "$GUP_LAB_BOOT_LOG" 2>/dev/null || echo '?'
+	local c
+	c=$(grep -c '"qemu_seconds"' "$outdir/$1.boots" 2>/dev/null) || true
+	echo "${c:-0}"
 }
 
 echo "KTAP version 1"
@@ -75,16 +72,21 @@ suite_name() {
 # at once (their harness takes userspace/.make.lock all the same).
 flock userspace/.make.lock make -s -C userspace >&2 ||
 	echo "# gupctl does not build: the suites that need it say so" >&2
-# The lab suites, one after the other in one background chain, each
-# after its marker in the boot log (the boots that follow are its own:
-# suite_boots, jobs/bench-pipeline.sh).
+# The lab suites, one after the other in one background chain.  Each
+# boots with a boot log of its own (its boots by construction, not by
+# when they were written), appended to the run's after its marker line
+# (jobs/bench-pipeline.sh reads the suites' boots there).
 lab_chain() {
 	local n=0 suite
 	for suite in "${suites[@]}"; do
 		n=$((n + 1))
 		case $suite in tests/host/*) continue ;; esac
-		echo "{\"suite\": \"$(suite_name "$suite")\"}" >>"$GUP_LAB_BOOT_LOG"
-		run_suite "$n" "$suite"
+		: >"$outdir/$n.boots"
+		GUP_LAB_BOOT_LOG=$outdir/$n.boots run_suite "$n" "$suite"
+		{
+			echo "{\"suite\": \"$(suite_name "$suite")\"}"
+			cat "$outdir/$n.boots"
+		} >>"$GUP_LAB_BOOT_LOG"
 	done
 }
 lab_chain &
@@ -144,7 +146,7 @@ for suite in "${suites[@]}"; do
 	passed=$((passed + p - sk))
 	skipped=$((skipped + sk))
 	failed=$((failed + f))
-	echo "# $name: $((p - sk)) passed, $f failed$([ "$sk" -eq 0 ] || echo ", $sk skipped") in $(cat "$outdir/$n.seconds" 2>/dev/null || echo '?') s, $(suite_boots "$name") boots" >&2
+	echo "# $name: $((p - sk)) passed, $f failed$([ "$sk" -eq 0 ] || echo ", $sk skipped") in $(cat "$outdir/$n.seconds" 2>/dev/null || echo '?') s, $(suite_boots "$n") boots" >&2
 	if [ "$f" -eq 0 ]; then
 		echo "ok $n $name"
 	else
