@@ -70,14 +70,20 @@ if module_load; then
 fi
 
 # gup_longterm needs no module: it runs even if the module did not load.
-# Two free huge pages of each size for its hugetlb cases (a MAP_PRIVATE
-# one needs a second for memset()'s copy; a size the guest cannot supply
-# stays short, and the host's judge predicts the suite's skip): each size,
-# its pages and its free pages, to /lab/out/longterm.hugetlb.
+# Four free huge pages of each size for its hugetlb cases: two for a
+# MAP_PRIVATE case (memset()'s copy needs a second), and two more for the
+# io_uring cases just before it, whose rings a worker lets go only after
+# they exit (io_uring's deferred teardown; the suite checks the pool's
+# free count itself, so the surplus pages below do not help it): under
+# load, with two free, 6.12's last case (io_uring, MAP_PRIVATE, hugetlb)
+# found one and skipped ("need more free huge pages", a verdict the judge
+# rightly calls a disagreement).  A size the guest cannot supply stays
+# short, and the host's judge predicts the suite's skip: each size, its
+# pages and its free pages, to /lab/out/longterm.hugetlb.
 for h in /sys/kernel/mm/hugepages/hugepages-*kB; do
 	[ -d "$h" ] || continue
 	free=$(cat "$h/free_hugepages")
-	[ "$free" -ge 2 ] || echo $(($(cat "$h/nr_hugepages") + 2 - free)) >"$h/nr_hugepages"
+	[ "$free" -ge 4 ] || echo $(($(cat "$h/nr_hugepages") + 4 - free)) >"$h/nr_hugepages"
 	size=${h##*/hugepages-}
 	echo "${size%kB} $(cat "$h/nr_hugepages") $(cat "$h/free_hugepages")"
 done >/lab/out/longterm.hugetlb 2>/dev/null

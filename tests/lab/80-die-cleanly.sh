@@ -69,7 +69,7 @@ paused() {
 	until grep -q "^paused at $2 " "$work/$1.paused" 2>/dev/null; do
 		if ! kill -0 "$pid" 2>/dev/null; then
 			echo "# $1: the job ended before the pause point $2:"
-			tail -5 "$work/$1.out" "$work/$1.err" | sed 's/^/#   /'
+			tail -n 5 "$work/$1.out" "$work/$1.err" | sed 's/^/#   /'
 			return 1
 		fi
 		sleep 0.2
@@ -204,7 +204,7 @@ s1=0 s2=0
 wait "$p1" || s1=$?
 wait "$p2" || s2=$?
 tap_is "$s1 $s2" "0 0" "twins: two jobs at once on one cache both pass"
-[ "$s1$s2" = 00 ] || tail -5 "$work/twin1.out" "$work/twin1.err" "$work/twin2.out" "$work/twin2.err" | sed 's/^/#   /'
+[ "$s1$s2" = 00 ] || tail -n 5 "$work/twin1.out" "$work/twin1.err" "$work/twin2.out" "$work/twin2.err" | sed 's/^/#   /'
 r1=$(sed -n 's/^results: //p' "$work/twin1.out") r2=$(sed -n 's/^results: //p' "$work/twin2.out")
 tap_is "$(jq -r .job "$r1/run.json" 2>&1) $(jq -r .job "$r2/run.json" 2>&1) $([ "$r1" != "$r2" ] && echo apart)" \
 	"matrix matrix apart" "twins: each has a run.json of its own"
