@@ -155,10 +155,7 @@ done
 
 # collect: medians and ratios per flavour
 # shellcheck disable=SC2016 # jq's own variables
-jq -s --arg vng_why "$vng_why" --argjson rounds "$rounds" '
-	def median: sort | if length == 0 then null
-		elif length % 2 == 1 then .[length / 2 | floor]
-		else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+jq -s --arg vng_why "$vng_why" --argjson rounds "$rounds" "$JQ_MEDIAN"'
 	def med(f; k): map(select(.flavour == f and .kind == k and .ok) | .seconds) | median;
 	def ratio(a; b): if a == null or b == null then null else a / b end;
 	. as $b | {rounds: $rounds, accel: ($b[0].accel // null),

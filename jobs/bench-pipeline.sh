@@ -201,9 +201,7 @@ fi
 
 # The medians: the middle element, or the mean of the two middle ones.
 # shellcheck disable=SC2016 # jq's own variables
-filter='def median: sort | if length == 0 then null
-	elif length % 2 == 1 then .[length / 2 | floor]
-	else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+filter=$JQ_MEDIAN'
 def med(f): $b | map(f // empty) | median;
 med(.run_seconds) as $boot |
 {boot: {asked: $asked, measured: ($b | length),

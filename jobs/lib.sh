@@ -24,6 +24,14 @@ job_guard() {
 		</dev/null >/dev/null 2>&1 &)
 }
 
+# JQ_MEDIAN: a jq definition, "median" of an array of numbers: the middle
+# element, or the mean of the two middle ones; null for none (the
+# benchmarks' filters start with it).
+JQ_MEDIAN='def median: sort | if length == 0 then null
+	elif length % 2 == 1 then .[length / 2 | floor]
+	else (.[length / 2 - 1] + .[length / 2]) / 2 end;'
+export JQ_MEDIAN
+
 # job_tmpdir: a temporary directory of the job's, which jobs/guard.sh
 # removes once the job is over (a trap of the job's own may do it first).
 job_tmpdir() {
