@@ -3,7 +3,7 @@
 # runs jobs/guest/matrix.sh: `gupctl matrix` (KTAP into the results, a
 # marker per cell on /dev/kmsg, the cells as JSON), the cross-check with
 # the kernel's own gup_test, and the mm selftests' gup_longterm (6.12's,
-# unmodified) from each of the scratch ext4, xfs and btrfs (the boot
+# one patch: patches/gup-longterm-suite/) from each of the scratch ext4, xfs and btrfs (the boot
 # makes fresh xfs and btrfs images: qemu/run.sh --fs); on the host `gupctl report --collect` attributes every
 # kernel report on the console to its cell and writes the flavour's
 # document, and `gupctl longterm judge` holds each gup_longterm verdict

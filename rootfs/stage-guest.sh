@@ -38,6 +38,7 @@ key=$flavour-$({
 	gcc --version | head -1
 	dpkg-query -W liburing-dev 2>/dev/null || true
 	hash_inputs "$0" "$LAB_ROOT"/tests/guest/*.c "$LAB_ROOT"/userspace/lib/*.h \
+		"$LAB_ROOT"/patches/gup-longterm-suite/*/*.patch \
 		"$LAB_ROOT/userspace/lib/gupdev.c" "$LAB_ROOT/userspace/lib/target.c" \
 		"$LAB_ROOT"/module/uapi/*.h
 } | sha256sum | cut -c1-16)
@@ -113,29 +114,42 @@ if [ ! -f "$cached/.complete" ]; then
 	fi
 
 	# The mm selftests' gup_longterm (David Hildenbrand's FOLL_LONGTERM test),
-	# from the 6.12 tree, unmodified, one binary for every flavour.  Built as
-	# its Makefile would (check_config.sh's local_config.h, liburing for the
+	# from the 6.12 tree, one binary for every flavour.  Built as its
+	# Makefile would (check_config.sh's local_config.h, liburing for the
 	# io_uring half, vm_util.c and thp_settings.c), against the 6.12 tree's
 	# exported uapi headers (vm_util.c needs PAGEMAP_SCAN, which bookworm's
-	# headers lack).  Compiled from its own directory with a relative file
-	# name: it makes its "local tmpfile" next to __FILE__, i.e. in the cwd
-	# the guest gives it (the scratch ext4).
-	# build_longterm TREE UAPI BINARY: TREE's suite; 7.3's calls its
-	# config header local_config.h_gen, includes "kselftest.h" from
+	# headers lack).  One patch, patches/gup-longterm-suite/VERSION/: its
+	# fallocate() retried on EINTR, which an earlier case's io_uring ring
+	# teardown can cause with no signal sent (the patch says how; without
+	# it a hugetlb case skipped at random, "need more free huge pages").
+	# The patched file is compiled from a directory of its own with a
+	# relative file name: the suite makes its "local tmpfile" next to
+	# __FILE__, i.e. in the cwd the guest gives it (the scratch ext4); its
+	# quoted includes resolve in the tree's directory (-I "$mm").
+	# build_longterm TREE UAPI BINARY VERSION: TREE's suite; 7.3's calls
+	# its config header local_config.h_gen, includes "kselftest.h" from
 	# selftests/ and links hugepage_settings.c where 6.12's has
 	# thp_settings.c.
 	build_longterm() {
-		local tree=$1 uapi=$2 bin=$3 mm=$1/tools/testing/selftests/mm c srcs=()
+		local tree=$1 uapi=$2 bin=$3 ver=$4 mm=$1/tools/testing/selftests/mm c srcs=()
+		local rel=tools/testing/selftests/mm/gup_longterm.c
 		lt_cfg=$(mktemp -d)
 		# (6.12's takes the compiler as its argument, 7.3's from CC)
 		(cd "$lt_cfg" && CC=gcc sh "$mm/check_config.sh" gcc)
 		grep -qx '#define LOCAL_CONFIG_HAVE_LIBURING 1' "$lt_cfg"/local_config.h* ||
 			die "gup_longterm: liburing not found (its io_uring half): run 'make deps' (liburing-dev)"
 		for c in vm_util.c thp_settings.c hugepage_settings.c; do
-			[ ! -f "$mm/$c" ] || srcs+=("$c")
+			[ ! -f "$mm/$c" ] || srcs+=("$mm/$c")
 		done
-		(cd "$mm" &&
-			gcc -Wall -O2 -I "$tree" -isystem "$uapi" \
+		mkdir -p "$lt_cfg/src/${rel%/*}"
+		cp "$tree/$rel" "$lt_cfg/src/$rel"
+		for p in "$LAB_ROOT/patches/gup-longterm-suite/$ver"/*.patch; do
+			[ -f "$p" ] || continue
+			patch -d "$lt_cfg/src" -p1 -F0 -s --no-backup-if-mismatch <"$p" ||
+				die "gup_longterm: $p does not apply to $tree"
+		done
+		(cd "$lt_cfg/src/${rel%/*}" &&
+			gcc -Wall -O2 -I "$mm" -I "$tree" -isystem "$uapi" \
 				-isystem "$tree/tools/include/uapi" -I "$lt_cfg" \
 				-I "$tree/tools/testing/selftests" -U_FORTIFY_SOURCE \
 				-no-pie -static -o "$bin" \
@@ -144,7 +158,7 @@ if [ ! -f "$cached/.complete" ]; then
 		rm -rf "$lt_cfg"
 	}
 	build_longterm "$("$LAB_ROOT/patches/unpack-source.sh" "$lt_pkg")" \
-		"$(uapi_headers "$lt_pkg")" "$out/bin/gup_longterm"
+		"$(uapi_headers "$lt_pkg")" "$out/bin/gup_longterm" 6.12
 	echo "$lt_pkg $(source_pkg_version "$lt_pkg")" >"$out/gup_longterm.source"
 	# A 7.3 flavour runs its own tree's suite too (gup_longterm-own): the
 	# other suite the host's judge models (gupctl longterm judge --suite).
@@ -152,7 +166,7 @@ if [ ! -f "$cached/.complete" ]; then
 		END { print v "." p }' "$src/Makefile")
 	if [ "$own" = 7.3 ] && [ -f "$sel/gup_longterm.c" ]; then
 		build_longterm "$src" "$(uapi_headers "$(flavour_source_pkg "$flavour")")" \
-			"$out/bin/gup_longterm-own"
+			"$out/bin/gup_longterm-own" "$own"
 		echo "$own" >"$out/gup_longterm-own.suite"
 	fi
 	touch "$out/.complete"

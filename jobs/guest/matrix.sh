@@ -73,13 +73,14 @@ fi
 # Four free huge pages of each size for its hugetlb cases: two for a
 # MAP_PRIVATE case (memset()'s copy needs a second), and two more for the
 # io_uring cases just before it, whose rings a worker lets go only after
-# they exit (io_uring's deferred teardown; the suite checks the pool's
-# free count itself, so the surplus pages below do not help it): under
-# load, with two free, 6.12's last case (io_uring, MAP_PRIVATE, hugetlb)
-# found one and skipped ("need more free huge pages", a verdict the judge
-# rightly calls a disagreement).  A size the guest cannot supply stays
-# short, and the host's judge predicts the suite's skip: each size, its
-# pages and its free pages, to /lab/out/longterm.hugetlb.
+# they exit (io_uring's deferred teardown).  (The skips "need more free
+# huge pages" that make check saw in those cases were not this: that
+# worker's task work interrupted the next case's fallocate(), EINTR with
+# no signal, which the suite took for a shortage; the suite is built with
+# a patch that retries it, patches/gup-longterm-suite/.)  A size the
+# guest cannot supply stays short, and the host's judge predicts the
+# suite's skip: each size, its pages and its free pages, to
+# /lab/out/longterm.hugetlb.
 for h in /sys/kernel/mm/hugepages/hugepages-*kB; do
 	[ -d "$h" ] || continue
 	free=$(cat "$h/free_hugepages")
@@ -93,12 +94,10 @@ for h in /sys/kernel/mm/hugepages/hugepages-*kB; do
 done
 # hugepages_back: each size has its free pages of before the first run
 # again.  A run's io_uring buffers are let go by a worker after it exits
-# (6.1 and 6.12), as late as the worker gets to run: under load the next
-# run's hugetlb cases found no free page (a cold make lab's ext4-2018:
-# "SKIP need more free huge pages" where 20 s of waiting were not
-# enough).  So a size still short gets as many more pages as its pool
-# lacks, by construction, not by waiting for the worker; a wait is left
-# only where the pool cannot grow (memory).
+# (6.1 and 6.12), as late as the worker gets to run, so a size still
+# short gets as many more pages as its pool lacks, by construction, not
+# by waiting for the worker; a wait is left only where the pool cannot
+# grow (memory).
 hugepages_back() {
 	local h free
 	for h in "${!want_free[@]}"; do
@@ -110,13 +109,12 @@ hugepages_back() {
 }
 # Within one run too, a hugetlb case can follow an io_uring case whose
 # registered huge pages its ring's exit lets go only later, from a worker
-# (io_uring's deferred teardown): under load the next case found no free
-# page ("SKIP need more free huge pages", a verdict the host's judge
-# rightly calls a disagreement).  So each size may also take surplus pages
-# from the page allocator when its pool is empty (nr_overcommit_hugepages,
-# mm/hugetlb.c's gather_surplus_pages()): a case then finds its page by
-# construction, whatever the worker's timing; only memory can still say
-# no.  The pool's own pages, what the judge reads, stay as above.
+# (io_uring's deferred teardown).  So each size may also take surplus
+# pages from the page allocator when its pool is empty
+# (nr_overcommit_hugepages, mm/hugetlb.c's gather_surplus_pages()): a
+# case then finds its page by construction, whatever the worker's timing;
+# only memory can still say no.  The pool's own pages, what the judge
+# reads, stay as above.
 for h in /sys/kernel/mm/hugepages/hugepages-*kB; do
 	[ ! -w "$h/nr_overcommit_hugepages" ] || echo 64 >"$h/nr_overcommit_hugepages" 2>/dev/null || true
 done

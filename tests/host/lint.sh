@@ -90,4 +90,24 @@ for f in $(all_flavours); do
 	rm -rf "$t"
 done
 
+# The suite's own patches (patches/gup-longterm-suite/VERSION/, what
+# rootfs/stage-guest.sh applies to gup_longterm.c before it builds it):
+# each applies to its version's pristine file with no fuzz or offset, and
+# is checkpatch --strict clean, as a patch for upstream must be.
+for d in patches/gup-longterm-suite/*/; do
+	v=$(basename "$d")
+	tree=$(patches/unpack-source.sh "linux-source-$v")
+	t=$(mktemp -d "$work/suite.XXXX")
+	(cd "$tree" && cp --parents tools/testing/selftests/mm/gup_longterm.c "$t/")
+	for p in "$d"*.patch; do
+		out=$(patch -d "$t" -p1 -F0 <"$p" 2>&1 && echo "(applied)")
+		grep -qE 'fuzz|offset' <<<"$out" && out="$out (moved)"
+		tap_like "$out" '^\(applied\)$' \
+			"$p applies to linux-source-$v's gup_longterm.c with no fuzz or offset"
+		tap_like "$(perl "$tree/scripts/checkpatch.pl" --strict --no-tree "$p" 2>&1)" \
+			'^total: 0 errors, 0 warnings, 0 checks' "$p: checkpatch --strict clean"
+	done
+	rm -rf "$t"
+done
+
 tap_done
