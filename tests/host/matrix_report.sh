@@ -535,6 +535,25 @@ expect "collect: only expected WARNINGs, verdict warning: passed, exit 0" 0 out 
 tap_is "$(jq -c '.summary | [.expected_kernel_reports, .unexpected_kernel_reports, .passed]' "$C/ok.json" 2>&1)" \
 	'[1,0,true]' "collect: the summary counts it expected"
 
+# The cross-check's judge step is the host's: the guest's gupctl xcheck
+# (no --matrix) compares gup_test with the policy only; the collect fills
+# in our driver's outcome from the matrix and counts again.  Planted: cell
+# 1 as the guest leaves it (matrix null, agree true), cell 28 where
+# gup_test and the policy say pinned but the driver measured a refusal.
+jq '.checked = 2 | .cells = [
+	{index: 1, gup_test: "pinned", error: null, expected: "pinned", matrix: null, agree: true},
+	{index: 28, gup_test: "pinned", error: null, expected: "pinned", matrix: null, agree: true}]' \
+	"$C/xcheck.json" >"$C/xcheck-guest.json"
+expect "collect: gup_test and the policy agree, our driver does not: a disagreement, exit 1" 1 out \
+	"stock: $NCELLS of $NCELLS cells, 0 mismatches, gup_test: 2 checked, 1 disagree," \
+	"gup_test disagrees on cell 28: gup_test pinned, expected pinned, our driver refused" \
+	-- report --collect "$C/judged.json" --flavour stock --policy stock --ext4 warn \
+	--input-hash 0 --kernel-verdict warning --boot-seconds 1 --console "$C/clean.log" \
+	--reports "$C/clean.json" --src "$C/src" --matrix "$C/matrix-ok.json" --xcheck "$C/xcheck-guest.json"
+tap_is "$(jq -c '[.xcheck.disagree, [.xcheck.cells[] | [.index, .matrix, .agree]]]' "$C/judged.json" 2>&1)" \
+	'[1,[[1,"pinned",true],[28,"refused",false]]]' \
+	"collect: each cross-checked cell gets our driver's outcome, agree and the count judged again"
+
 # The series' own finding (series_findings[], userspace/model/policy.c): gup-v7's
 # lockdep_assert_irqs_disabled() WARNs in a cell that expects nothing.  On
 # a v7 flavour it is listed as that finding, neither expected nor failing;
