@@ -14,8 +14,14 @@
 #         console (vng --verbose), where QEMU is stopped.
 # --rounds N rounds (default 10), each booting every flavour all three
 # ways, in an order that turns from round to round.  Prints the medians
-# and the ratios lab/bare and lab/vng per flavour; boot.jsonl (one line
-# per boot) and bench-boot.json (named fields) in the results directory.
+# and the ratios lab/bare and lab/vng per flavour, and where the lab's and
+# the bare boot's time goes, read on the guest's clock: the kernel's "Run
+# INIT as init process", the lab init's steps (gup_lab.time_init:
+# rootfs/init's "gup-lab: init STEP SECONDS" lines), the bare kernel's
+# panic, and the rest, outside the guest's clock (QEMU's start, the
+# kernel's decompression, the host's preparing and collecting, QEMU's
+# exit); boot.jsonl (one line per boot) and bench-boot.json (named
+# fields) in the results directory.
 #
 #   jobs/bench-boot.sh [--rounds N] [--results DIR] [FLAVOUR...]
 #   (default flavours: stock latest)
@@ -73,19 +79,35 @@ fi
 # run_lab F N, run_bare F N, run_vng F N: one boot of F, its wall time as
 # a line of boot.jsonl (ok false when it did not end as it should)
 stamp() { date +%s.%N; }
+# record F KIND ROUND SECONDS OK [GUEST]: GUEST, the guest's clock at
+# each point the console gives (JSON, see guest_clock)
 record() {
 	jq -nc --arg flavour "$1" --arg kind "$2" --argjson round "$3" \
 		--argjson seconds "$4" --argjson ok "$5" --arg accel "$accel" \
+		--argjson guest "${6:-null}" \
 		'{flavour: $flavour, kind: $kind, round: $round, seconds: $seconds,
-		  ok: $ok, accel: $accel}' >>"$out/boot.jsonl"
+		  ok: $ok, accel: $accel, guest: $guest}' >>"$out/boot.jsonl"
 	[ "$5" = true ] || { echo "# bench-boot: $1 $2 round $3 failed" >&2; bad=1; }
 }
+# guest_clock CONSOLE: {"init": the kernel's "Run ... as init process",
+# STEP: each "gup-lab: init STEP SECONDS", "panic": the kernel's panic},
+# seconds on the guest's clock, each null when the console has none
+guest_clock() {
+	tr -d '\r' <"$1" | awk '
+		/\] Run .* as init process/ { sub(/^\[ */, ""); sub(/\].*/, ""); init = $0 }
+		/\] Kernel panic - not syncing/ { sub(/^\[ */, ""); sub(/\].*/, ""); panic = $0 }
+		/^gup-lab: init [a-z]+ [0-9.]+$/ { steps = steps sprintf(", \"%s\": %s", $3, $4) }
+		END { printf "{\"init\": %s, \"panic\": %s%s}\n", init == "" ? "null" : init,
+			panic == "" ? "null" : panic, steps }'
+}
 run_lab() {
-	local t0 ok=true
+	local t0 t ok=true
+	rm -rf "$scratch/lab-run"
 	t0=$(stamp)
-	"$LAB_ROOT/qemu/run.sh" --flavour "$1" --quiet --exec true \
-		--report "$scratch/lab.json" >/dev/null 2>&1 || ok=false
-	record "$1" lab "$2" "$(echo "$(stamp) - $t0" | bc)" "$ok"
+	"$LAB_ROOT/qemu/run.sh" --flavour "$1" --quiet --exec true --append gup_lab.time_init \
+		--out "$scratch/lab-run" --report "$scratch/lab.json" >/dev/null 2>&1 || ok=false
+	t=$(echo "$(stamp) - $t0" | bc)
+	record "$1" lab "$2" "$t" "$ok" "$(guest_clock "$scratch/lab-run/console.log")"
 }
 # shellcheck disable=SC2317 # called as run_$kind
 run_bare() {
@@ -100,7 +122,7 @@ run_bare() {
 	t=$(echo "$(stamp) - $t0" | bc)
 	# the kernel ran init: its exit is the panic that ended QEMU
 	! grep -q 'Attempted to kill init' "$scratch/bare.console" || ok=true
-	record "$1" bare "$2" "$t" "$ok"
+	record "$1" bare "$2" "$t" "$ok" "$(guest_clock "$scratch/bare.console")"
 }
 # shellcheck disable=SC2317 # called as run_$kind
 run_vng() {
@@ -157,12 +179,23 @@ done
 # shellcheck disable=SC2016 # jq's own variables
 jq -s --arg vng_why "$vng_why" --argjson rounds "$rounds" "$JQ_MEDIAN"'
 	def med(f; k): map(select(.flavour == f and .kind == k and .ok) | .seconds) | median;
+	def gmed(f; k; p): map(select(.flavour == f and .kind == k and .ok) | .guest[p] // empty)
+		| median;
+	def outside(f; k; p): map(select(.flavour == f and .kind == k and .ok and .guest[p] != null)
+		| .seconds - .guest[p]) | median;
 	def ratio(a; b): if a == null or b == null then null else a / b end;
 	. as $b | {rounds: $rounds, accel: ($b[0].accel // null),
 	 vng: (if $vng_why == "" then {version: "1.42"} else {not_run: $vng_why} end),
 	 flavours: ([$b[].flavour] | unique | map(. as $f |
 		{flavour: $f, lab: ($b | med($f; "lab")), bare: ($b | med($f; "bare")),
 		 vng: ($b | med($f; "vng")),
+		 lab_guest: {init: ($b | gmed($f; "lab"; "init")),
+			start: ($b | gmed($f; "lab"; "start")), mounted: ($b | gmed($f; "lab"; "mounted")),
+			hugepages: ($b | gmed($f; "lab"; "hugepages")), command: ($b | gmed($f; "lab"; "command")),
+			synced: ($b | gmed($f; "lab"; "synced")), unmounted: ($b | gmed($f; "lab"; "unmounted")),
+			outside: ($b | outside($f; "lab"; "unmounted"))},
+		 bare_guest: {panic: ($b | gmed($f; "bare"; "panic")),
+			outside: ($b | outside($f; "bare"; "panic"))},
 		 failed: ($b | map(select(.flavour == $f and (.ok | not))) | length)}
 		| . + {lab_over_bare: ratio(.lab; .bare), lab_over_vng: ratio(.lab; .vng)}))}' \
 	"$out/boot.jsonl" >"$out/bench-boot.json"
@@ -170,7 +203,9 @@ jq -s --arg vng_why "$vng_why" --argjson rounds "$rounds" "$JQ_MEDIAN"'
 # report: one line per flavour
 jq -r 'def r2: if . == null then "-" else (. * 100 | round / 100 | tostring) end;
 	"# bench-boot: medians of \(.rounds) rounds under \(.accel) (seconds, boot to exit)",
-	(.flavours[] | "# \(.flavour): lab \(.lab | r2), bare \(.bare | r2), vng \(.vng | r2); lab/bare \(.lab_over_bare | r2), lab/vng \(.lab_over_vng | r2)\(if .failed > 0 then ", \(.failed) failed" else "" end)"),
+	(.flavours[] | "# \(.flavour): lab \(.lab | r2), bare \(.bare | r2), vng \(.vng | r2); lab/bare \(.lab_over_bare | r2), lab/vng \(.lab_over_vng | r2)\(if .failed > 0 then ", \(.failed) failed" else "" end)",
+		"#   lab, on the guest clock: init runs at \(.lab_guest.init | r2), its first line \(.lab_guest.start | r2), mount -a done \(.lab_guest.mounted | r2), huge pages \(.lab_guest.hugepages | r2), command done \(.lab_guest.command | r2), sync \(.lab_guest.synced | r2), unmounted \(.lab_guest.unmounted | r2); outside the guest clock \(.lab_guest.outside | r2)",
+		"#   bare (quiet: its console has the panic only), on the guest clock: panic \(.bare_guest.panic | r2); outside the guest clock \(.bare_guest.outside | r2)"),
 	(.vng.not_run // empty | "# vng: not run: \(.)")' "$out/bench-boot.json"
 results_end
 exit "$bad"
