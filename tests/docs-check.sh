@@ -3,8 +3,9 @@
 # What a reader of the repository follows and must find: every relative
 # link and anchor of the Markdown pages, no link into results/ (not in
 # git), every `gupctl --help` pointer to a section of a guide and every
-# long option of that help in its section, and every .PHONY target of the
-# Makefile with a rule.  One line per problem on
+# long option of that help in its section, every .PHONY target of the
+# Makefile with a rule, and every GUP_LAB_* variable the code reads in
+# docs/environment.md.  One line per problem on
 # stdout ("FILE:LINE: what"), nothing when all resolve.
 #
 #   tests/docs-check.sh [ROOT]     (default: the repository)
@@ -118,5 +119,14 @@ if [ -f Makefile ]; then
 	for t in "${phony[@]}"; do
 		grep -qE "^$t:" Makefile || say "Makefile: .PHONY names '$t', which has no rule"
 	done
+fi
+# Every GUP_LAB_* variable the code reads is in docs/environment.md's
+# tables (GUP_LAB_KEY_<FLAVOUR> as GUP_LAB_KEY_).
+if [ -f docs/environment.md ]; then
+	while read -r v; do
+		grep -qF "\`$v" docs/environment.md ||
+			say "docs/environment.md: $v, which the code reads, is not in its tables"
+	done < <({ git ls-files 2>/dev/null || find . -type f -not -path './results/*' -not -path './.git/*'; } |
+		grep -v '\.md$' | tr '\n' '\0' | xargs -0 grep -IhoE 'GUP_LAB_[A-Z0-9_]+' 2>/dev/null | sort -u)
 fi
 [ "$problems" -eq 0 ]

@@ -3,7 +3,8 @@
 # What a reader follows resolves (tests/docs-check.sh): every relative link
 # and anchor of the Markdown pages, no link into results/, every `gupctl
 # --help` pointer to a section of its guide and every option of that help
-# in the section, every .PHONY target with a rule.  First on the
+# in the section, every .PHONY target with a rule, every GUP_LAB_*
+# variable in docs/environment.md.  First on the
 # repository (nothing may be found), then on a copy with one problem of
 # each kind planted, each of which must be found.
 # Output: TAP version 13.  Exit status: 0 if every test passed.
@@ -29,6 +30,8 @@ sed -i 's/^## gupctl longterm$/## gupctl long-term/' "$copy/docs/gupctl.md"
 sed -i 's/^\.PHONY: /.PHONY: no-such-target /' "$copy/Makefile"
 # an option of gupctl pin's help the page no longer mentions
 sed -i 's/--thp/--t-h-p/g' "$copy/docs/gupctl.md"
+# a variable the code reads, gone from the environment page
+sed -i "s/GUP_LAB_HOST_JOBS\\b/GUP_LAB_HOST_JOB/" "$copy/docs/environment.md"
 n=$(wc -l <"$copy/docs/performance.md")
 found=$(tests/docs-check.sh "$copy" 2>&1) && st=0 || st=$?
 tap_is "$st" 1 "the planted copy: found (exit 1)"
@@ -43,5 +46,7 @@ tap_like "$found" "Makefile: .PHONY names 'no-such-target', which has no rule" \
 	"a .PHONY target without a rule: found"
 tap_like "$found" "gupctl pin --help: --thp is not in docs/gupctl.md's section \"gupctl pin\"" \
 	"an option of the help missing from its section: found"
-tap_is "$(wc -l <<<"$found")" 6 "nothing else found in the copy"
+tap_like "$found" "docs/environment.md: GUP_LAB_HOST_JOBS, which the code reads, is not in its tables" \
+	"a GUP_LAB_ variable missing from docs/environment.md: found"
+tap_is "$(wc -l <<<"$found")" 7 "nothing else found in the copy"
 tap_done
