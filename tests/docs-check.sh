@@ -120,6 +120,13 @@ if [ -f Makefile ]; then
 		grep -qE "^$t:" Makefile || say "Makefile: .PHONY names '$t', which has no rule"
 	done
 fi
+# README.md's quick-start table is what `make help` prints
+if [ -f Makefile ] && grep -q '^<!-- make help: begin -->$' README.md; then
+	diff <(sed -n '/^<!-- make help: begin -->$/,/^<!-- make help: end -->$/p' README.md |
+		sed '1,3d;$d') <(make -s help 2>&1) >/dev/null ||
+		say "README.md: the quick start's table is not what make help prints"
+fi
+
 # Every GUP_LAB_* variable the code reads is in docs/environment.md's
 # tables (GUP_LAB_KEY_<FLAVOUR> as GUP_LAB_KEY_).
 if [ -f docs/environment.md ]; then
