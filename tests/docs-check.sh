@@ -80,6 +80,14 @@ done
 if [ -x userspace/gupctl ]; then
 	mapfile -t cmds < <(userspace/gupctl help 2>/dev/null |
 		awk '/^  [a-z]/ { print $1 }')
+	# the command index at the top of docs/gupctl.md: each command with
+	# the line gupctl --help gives it
+	userspace/gupctl help 2>/dev/null | awk '/^  [a-z]/' | while read -r c what; do
+		grep -qxF "| [\`gupctl $c\`](#gupctl-$c) | $what |" docs/gupctl.md ||
+			echo "docs/gupctl.md: its command index lacks gupctl $c as its --help says it: $what"
+	done >"${TMPDIR:-/tmp}/docs-check.$$.index"
+	while read -r l; do say "$l"; done <"${TMPDIR:-/tmp}/docs-check.$$.index"
+	rm -f "${TMPDIR:-/tmp}/docs-check.$$.index"
 	for c in "${cmds[@]}"; do
 		userspace/gupctl "$c" --help 2>/dev/null |
 			sed -n 's/^The guide: \([^,]*\), section "\(.*\)"\.$/\1\t\2/p' |

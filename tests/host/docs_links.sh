@@ -30,6 +30,8 @@ sed -i 's/^## gupctl longterm$/## gupctl long-term/' "$copy/docs/gupctl.md"
 sed -i 's/^\.PHONY: /.PHONY: no-such-target /' "$copy/Makefile"
 # an option of gupctl pin's help the page no longer mentions
 sed -i 's/--thp/--t-h-p/g' "$copy/docs/gupctl.md"
+# a command dropped from gupctl.md's index
+sed -i '/^| \[.gupctl slice.\]/d' "$copy/docs/gupctl.md"
 # a target's help line changed in the Makefile, not in README.md
 sed -i 's/^#> this table /#> this very table /' "$copy/Makefile"
 # a variable the code reads, gone from the environment page
@@ -52,5 +54,9 @@ tap_like "$found" "docs/environment.md: GUP_LAB_HOST_JOBS, which the code reads,
 	"a GUP_LAB_ variable missing from docs/environment.md: found"
 tap_like "$found" "README.md: the quick start's table is not what make help prints" \
 	"README.md's table out of step with make help: found"
-tap_is "$(wc -l <<<"$found")" 8 "nothing else found in the copy"
+tap_like "$found" "docs/gupctl.md: its command index lacks gupctl slice as its --help says it: " \
+	"a command missing from gupctl.md's index: found"
+tap_like "$found" "docs/gupctl.md:[0-9]+: no heading #gupctl-longterm in docs/gupctl.md" \
+	"... and the index's link to the renamed section: found"
+tap_is "$(wc -l <<<"$found")" 10 "nothing else found in the copy"
 tap_done
