@@ -104,7 +104,9 @@ for d in patches/gup-longterm-suite/*/; do
 		grep -qE 'fuzz|offset' <<<"$out" && out="$out (moved)"
 		tap_like "$out" '^\(applied\)$' \
 			"$p applies to linux-source-$v's gup_longterm.c with no fuzz or offset"
-		tap_like "$(perl "$tree/scripts/checkpatch.pl" --strict --no-tree "$p" 2>&1)" \
+		# on stdin: given the path, from the top of this repository,
+		# checkpatch checked the .patch file itself as a source file
+		tap_like "$(perl "$tree/scripts/checkpatch.pl" --strict --no-tree - <"$p" 2>&1)" \
 			'^total: 0 errors, 0 warnings, 0 checks' "$p: checkpatch --strict clean"
 	done
 	rm -rf "$t"

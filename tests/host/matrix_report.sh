@@ -694,7 +694,7 @@ check_help() {
 matrix_opts="--btrfs-dir --expect --ext4-dir --flavour --help --json --policy --quick --ramfs-dir
 --tmpfs-dir --xfs-dir"
 xcheck_opts="--btrfs-dir --ext4-dir --foll-force --foll-longterm --foll-touch --gup-test --help --json
---matrix --policy --ramfs-dir --tmpfs-dir --tool-foll-touch --xfs-dir"
+--matrix --policy --quick --ramfs-dir --tmpfs-dir --tool-foll-touch --xfs-dir"
 report_opts="--boot-seconds --collect --console --ext4 --findings --flavour --help --html --input-hash
 --kernel-verdict --learned --matrix --md --policies --policy --reports --src --svg --xcheck"
 
