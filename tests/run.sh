@@ -16,8 +16,12 @@
 # booted.  The lab suites (tests/lab/) run one after the other, each
 # booting its own guests, from the start; the host suites (tests/host/)
 # boot nothing and run beside them, one at a time (GUP_LAB_HOST_JOBS): a
-# guest under TCG leaves a core for them most of the time.  The document
-# prints every suite in order all the same.
+# guest under TCG leaves a core for them most of the time.  A lab suite
+# whose header has the line "# tests/run.sh: a chain of its own" runs in a
+# second chain beside the first, from the start: one that waits more than
+# it computes (80-die-cleanly holds jobs at pause points), so that it
+# fills the cores the first chain leaves idle.  The document prints every
+# suite in order all the same.
 set -euo pipefail
 # shellcheck source=../patches/flavours.sh
 . "$(dirname "$0")/../patches/flavours.sh"
@@ -76,21 +80,30 @@ flock userspace/.make.lock make -s -C userspace >&2 ||
 # boots with a boot log of its own (its boots by construction, not by
 # when they were written), appended to the run's after its marker line
 # (jobs/bench-pipeline.sh reads the suites' boots there).
+# lab_chain main|own: the lab suites of the main chain, or those that
+# ask for a chain of their own
 lab_chain() {
-	local n=0 suite
+	local n=0 suite own
 	for suite in "${suites[@]}"; do
 		n=$((n + 1))
 		case $suite in tests/host/*) continue ;; esac
+		own=main
+		! grep -qx '# tests/run.sh: a chain of its own' "$suite" || own=own
+		[ "$own" = "$1" ] || continue
 		: >"$outdir/$n.boots"
 		GUP_LAB_BOOT_LOG=$outdir/$n.boots run_suite "$n" "$suite"
+		# one write: the other chain appends its suites' too
 		{
 			echo "{\"suite\": \"$(suite_name "$suite")\"}"
 			cat "$outdir/$n.boots"
-		} >>"$GUP_LAB_BOOT_LOG"
+		} >"$outdir/$n.block"
+		cat "$outdir/$n.block" >>"$GUP_LAB_BOOT_LOG"
 	done
 }
-lab_chain &
+lab_chain main &
 lab_pid=$!
+lab_chain own &
+own_pid=$!
 # The host suites beside it, GUP_LAB_HOST_JOBS at a time (default 1).
 declare -A host_pid
 n=0
@@ -122,7 +135,8 @@ for suite in "${suites[@]}"; do
 	else
 		# the chain's suite N: done when its marker is there, or never
 		# if the chain itself is gone
-		while [ ! -e "$outdir/$n.done" ] && kill -0 "$lab_pid" 2>/dev/null; do
+		while [ ! -e "$outdir/$n.done" ] &&
+			{ kill -0 "$lab_pid" 2>/dev/null || kill -0 "$own_pid" 2>/dev/null; }; do
 			sleep 1
 		done
 	fi

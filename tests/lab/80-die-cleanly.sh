@@ -18,6 +18,9 @@
 # where neither the driver nor the guest's staging is built yet (kernels,
 # root image and sources shared): both finish with a run.json each, the
 # driver built once (module/build.sh's lock) - the next run works.
+# Every point is reached by construction, so it runs beside the other lab
+# suites (it waits more than it computes):
+# tests/run.sh: a chain of its own
 # shellcheck source=../suite.sh
 . "$(dirname "$0")/../suite.sh"
 export GUP_LAB_RESULTS=$work/results
