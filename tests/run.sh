@@ -18,10 +18,9 @@
 # boot nothing and run beside them, one at a time (GUP_LAB_HOST_JOBS): a
 # guest under TCG leaves a core for them most of the time.  A lab suite
 # whose header has the line "# tests/run.sh: a chain of its own" runs in a
-# second chain beside the first, from the start: suites that wait more
-# than they compute (80-die-cleanly holds jobs at pause points; 60-holders
-# waits on dm-delay; during 65-export the cores were half idle), so that
-# they fill the cores the first chain leaves idle.  The document prints every
+# second chain beside the first, from the start: one that waits more than
+# it computes (80-die-cleanly holds jobs at pause points), so that it
+# fills the cores the first chain leaves idle.  The document prints every
 # suite in order all the same.
 set -euo pipefail
 # shellcheck source=../patches/flavours.sh

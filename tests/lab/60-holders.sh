@@ -12,9 +12,7 @@
 # the host read from the powered-off guest's image (qemu/read-image.sh,
 # classified here with model/holders.c's pattern), not one of the guest's
 # own reads.  Every field is read from the results' JSON by name.  Two
-# boots.  Each held read is reached by construction (the guest waits for
-# dm-delay to say it holds it), so it runs beside the other lab suites:
-# tests/run.sh: a chain of its own
+# boots, about two minutes.
 # shellcheck source=../suite.sh
 . "$(dirname "$0")/../suite.sh"
 res=$work/results

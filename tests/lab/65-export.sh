@@ -10,10 +10,7 @@
 # only, xfs' FICLONE changes the clone on all three.
 # Read here from the results (F.json, by field name): each status the
 # guest wrote is the one gupctl export --expect gives the cell on F, and
-# each reproducer printed its RESULT.  It needs no other suite's results,
-# and the cores were half idle while it ran (0.49 busy, sampled every 2 s
-# in a warm make check), so it runs beside the other lab suites:
-# tests/run.sh: a chain of its own
+# each reproducer printed its RESULT.
 # shellcheck source=../suite.sh
 . "$(dirname "$0")/../suite.sh"
 res=$work/results
