@@ -96,6 +96,7 @@ guest_clock() {
 	tr -d '\r' <"$1" | awk '
 		/\] Run .* as init process/ { sub(/^\[ */, ""); sub(/\].*/, ""); init = $0 }
 		/\] Kernel panic - not syncing/ { sub(/^\[ */, ""); sub(/\].*/, ""); panic = $0 }
+		/\] gup-lab: init bash/ { sub(/^\[ */, ""); sub(/\].*/, ""); steps = steps ", \"bash\": " $0 }
 		/^gup-lab: init [a-z]+ [0-9.]+$/ { steps = steps sprintf(", \"%s\": %s", $3, $4) }
 		END { printf "{\"init\": %s, \"panic\": %s%s}\n", init == "" ? "null" : init,
 			panic == "" ? "null" : panic, steps }'
@@ -190,9 +191,9 @@ jq -s --arg vng_why "$vng_why" --argjson rounds "$rounds" "$JQ_MEDIAN"'
 		{flavour: $f, lab: ($b | med($f; "lab")), bare: ($b | med($f; "bare")),
 		 vng: ($b | med($f; "vng")),
 		 lab_guest: {init: ($b | gmed($f; "lab"; "init")),
-			start: ($b | gmed($f; "lab"; "start")), mounted: ($b | gmed($f; "lab"; "mounted")),
+			bash: ($b | gmed($f; "lab"; "bash")), mounted: ($b | gmed($f; "lab"; "mounted")),
 			hugepages: ($b | gmed($f; "lab"; "hugepages")), command: ($b | gmed($f; "lab"; "command")),
-			synced: ($b | gmed($f; "lab"; "synced")), unmounted: ($b | gmed($f; "lab"; "unmounted")),
+			unmounted: ($b | gmed($f; "lab"; "unmounted")),
 			outside: ($b | outside($f; "lab"; "unmounted"))},
 		 bare_guest: {panic: ($b | gmed($f; "bare"; "panic")),
 			outside: ($b | outside($f; "bare"; "panic"))},
@@ -204,7 +205,7 @@ jq -s --arg vng_why "$vng_why" --argjson rounds "$rounds" "$JQ_MEDIAN"'
 jq -r 'def r2: if . == null then "-" else (. * 100 | round / 100 | tostring) end;
 	"# bench-boot: medians of \(.rounds) rounds under \(.accel) (seconds, boot to exit)",
 	(.flavours[] | "# \(.flavour): lab \(.lab | r2), bare \(.bare | r2), vng \(.vng | r2); lab/bare \(.lab_over_bare | r2), lab/vng \(.lab_over_vng | r2)\(if .failed > 0 then ", \(.failed) failed" else "" end)",
-		"#   lab, on the guest clock: init runs at \(.lab_guest.init | r2), its first line \(.lab_guest.start | r2), mount -a done \(.lab_guest.mounted | r2), huge pages \(.lab_guest.hugepages | r2), command done \(.lab_guest.command | r2), sync \(.lab_guest.synced | r2), unmounted \(.lab_guest.unmounted | r2); outside the guest clock \(.lab_guest.outside | r2)",
+		"#   lab, on the guest clock: init runs at \(.lab_guest.init | r2), bash starts \(.lab_guest.bash | r2), mount -a done \(.lab_guest.mounted | r2), huge pages \(.lab_guest.hugepages | r2), command done \(.lab_guest.command | r2), unmounted \(.lab_guest.unmounted | r2); outside the guest clock \(.lab_guest.outside | r2)",
 		"#   bare (quiet: its console has the panic only), on the guest clock: panic \(.bare_guest.panic | r2); outside the guest clock \(.bare_guest.outside | r2)"),
 	(.vng.not_run // empty | "# vng: not run: \(.)")' "$out/bench-boot.json"
 results_end
