@@ -89,12 +89,12 @@ record() {
 		  ok: $ok, accel: $accel, guest: $guest}' >>"$out/boot.jsonl"
 	[ "$5" = true ] || { echo "# bench-boot: $1 $2 round $3 failed" >&2; bad=1; }
 }
-# guest_clock CONSOLE: {"init": the kernel's "Run ... as init process",
-# STEP: each "gup-lab: init STEP SECONDS", "panic": the kernel's panic},
-# seconds on the guest's clock, each null when the console has none
+# guest_clock CONSOLE [INIT]: {"init": INIT (the runner's report's
+# guest_init_seconds: the kernel's "Run ... as init process"), STEP: each
+# "gup-lab: init STEP SECONDS", "panic": the kernel's panic}, seconds on
+# the guest's clock, each null when there is none
 guest_clock() {
-	tr -d '\r' <"$1" | awk '
-		/\] Run .* as init process/ { sub(/^\[ */, ""); sub(/\].*/, ""); init = $0 }
+	tr -d '\r' <"$1" | awk -v init="${2:-}" '
 		/\] Kernel panic - not syncing/ { sub(/^\[ */, ""); sub(/\].*/, ""); panic = $0 }
 		/\] gup-lab: init bash/ { sub(/^\[ */, ""); sub(/\].*/, ""); steps = steps ", \"bash\": " $0 }
 		/^gup-lab: init [a-z]+ [0-9.]+$/ { steps = steps sprintf(", \"%s\": %s", $3, $4) }
@@ -108,7 +108,8 @@ run_lab() {
 	"$LAB_ROOT/qemu/run.sh" --flavour "$1" --quiet --exec true --append gup_lab.time_init \
 		--out "$scratch/lab-run" --report "$scratch/lab.json" >/dev/null 2>&1 || ok=false
 	t=$(echo "$(stamp) - $t0" | bc)
-	record "$1" lab "$2" "$t" "$ok" "$(guest_clock "$scratch/lab-run/console.log")"
+	record "$1" lab "$2" "$t" "$ok" "$(guest_clock "$scratch/lab-run/console.log" \
+		"$(jq -r '.guest_init_seconds // empty' "$scratch/lab.json" 2>/dev/null)")"
 }
 # shellcheck disable=SC2317 # called as run_$kind
 run_bare() {

@@ -132,7 +132,7 @@ if [ ! -f "$cached/.complete" ]; then
 	# thp_settings.c.
 	build_longterm() {
 		local tree=$1 uapi=$2 bin=$3 ver=$4 mm=$1/tools/testing/selftests/mm c srcs=()
-		local rel=tools/testing/selftests/mm/gup_longterm.c
+		local rel=tools/testing/selftests/mm/gup_longterm.c p
 		lt_cfg=$(mktemp -d)
 		# (6.12's takes the compiler as its argument, 7.3's from CC)
 		(cd "$lt_cfg" && CC=gcc sh "$mm/check_config.sh" gcc)
